@@ -1,0 +1,47 @@
+# Every target installs what it needs, idempotently: a fresh clone only needs Java 17, Maven and Python 3.11.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+SBT := build/sbt
+JAR := python/paimon_spark/jars/paimon-spark.jar
+SOURCES := $(shell find engine-scala/src/main -type f 2>/dev/null) build.sbt
+
+.PHONY: venv jar test test-scala test-python demo bench clean
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: requirements-dev.txt python/pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -r requirements-dev.txt
+	$(PY) -m pip install -q --no-deps -e python
+	touch $@
+
+jar: $(JAR)
+
+$(JAR): $(VENV)/.installed $(SOURCES)
+	$(SBT) engine/package
+	mkdir -p $(dir $(JAR))
+	cp target/paimon-spark.jar $(JAR)
+
+# Scala unit tests and pytest suites; ends with one line "N passed, N failed".
+test: $(VENV)/.installed
+	rm -rf test-reports
+	$(SBT) engine/package engine/test; echo $$? > .scala-status
+	mkdir -p $(dir $(JAR)) && cp target/paimon-spark.jar $(JAR)
+	$(PY) -m pytest tests -q --junitxml=test-reports/pytest.xml; echo $$? > .pytest-status
+	$(PY) tests/summarize.py test-reports .scala-status .pytest-status
+
+test-scala: $(VENV)/.installed
+	$(SBT) engine/test
+
+test-python: $(JAR)
+	$(PY) -m pytest tests -q
+
+demo: $(JAR)
+	$(PY) python/examples/demo.py
+
+bench: $(JAR)
+	$(PY) bench/run.py
+
+clean:
+	rm -rf target engine-scala/target project/target project/project test-reports $(JAR) .scala-status .pytest-status

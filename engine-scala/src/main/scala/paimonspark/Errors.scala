@@ -1,0 +1,29 @@
+package paimonspark
+
+/**
+ * The engine's exceptions. Every one extends [[PaimonException]], and the Python package maps each
+ * class name to an exception class of its own, so callers can catch by kind on either side.
+ */
+class PaimonException(message: String, cause: Throwable = null) extends RuntimeException(message, cause)
+
+/** A metadata file (schema, snapshot, manifest) that cannot be parsed; names the file. */
+final class CorruptFileException(val file: String, cause: Throwable)
+    extends PaimonException(s"Corrupt or truncated Paimon metadata file $file: ${cause.getMessage}", cause)
+
+/** A commit that cannot be applied on top of what another writer committed meanwhile. */
+final class CommitConflictException(message: String) extends PaimonException(message)
+
+/** A table option that is unknown or whose value is malformed. */
+final class InvalidOptionException(val option: String, message: String) extends PaimonException(message)
+
+/** A valid Paimon table option or feature that this engine does not implement yet. */
+final class UnsupportedFeatureException(message: String) extends PaimonException(message)
+
+/** A path or name that is not a Paimon table, or a table that does not exist. */
+final class TableNotFoundException(message: String) extends PaimonException(message)
+
+/** A database or table name that cannot be used as a directory name. */
+final class InvalidIdentifierException(message: String) extends PaimonException(message)
+
+/** Data that cannot be written to a table as it is (for example a null in a key column). */
+final class InvalidDataException(message: String) extends PaimonException(message)

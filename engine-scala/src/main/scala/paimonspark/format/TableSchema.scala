@@ -1,0 +1,75 @@
+package paimonspark.format
+
+import com.fasterxml.jackson.databind.JsonNode
+
+import scala.jdk.CollectionConverters._
+
+/** One version of a table's schema: the content of `schema/schema-<id>`. */
+final case class TableSchema(
+    id: Long,
+    fields: Seq[DataField],
+    highestFieldId: Int,
+    partitionKeys: Seq[String],
+    primaryKeys: Seq[String],
+    options: Map[String, String],
+    comment: Option[String],
+    timeMillis: Long) {
+
+  def fieldNames: Seq[String] = fields.map(_.name)
+
+  def field(name: String): DataField =
+    fields.find(_.name == name).getOrElse(throw new IllegalArgumentException(s"no column '$name'"))
+
+  def partitionFields: Seq[DataField] = partitionKeys.map(field)
+
+  /** Columns stored in data files but not partition columns. */
+  def nonPartitionFields: Seq[DataField] = fields.filterNot(f => partitionKeys.contains(f.name))
+
+  /** Primary key minus partition columns: the key stored in `_MIN_KEY`/`_MAX_KEY`. */
+  def trimmedPrimaryKeys: Seq[String] = primaryKeys.filterNot(partitionKeys.contains)
+
+  def partitionRowType: Seq[DataType] = partitionFields.map(_.dataType)
+}
+
+/** The JSON codec of `schema/schema-N` (version 3), field order as Java writes it. */
+object SchemaJson {
+  val Version = 3
+
+  def write(s: TableSchema): String = {
+    val node = Json.obj()
+    node.put("version", Version)
+    node.put("id", s.id)
+    val fields = node.putArray("fields")
+    s.fields.foreach(f => fields.add(TypeJson.writeField(f)))
+    node.put("highestFieldId", s.highestFieldId)
+    val pks = node.putArray("partitionKeys"); s.partitionKeys.foreach(pks.add)
+    val pk = node.putArray("primaryKeys"); s.primaryKeys.foreach(pk.add)
+    Json.putStringMap(node, "options", s.options)
+    s.comment.foreach(node.put("comment", _))
+    node.put("timeMillis", s.timeMillis)
+    Json.render(node)
+  }
+
+  def read(text: String): TableSchema = {
+    val node = Json.parse(text)
+    val version = Json.field(node, "version").map(_.asInt()).getOrElse(1)
+    val fields = Json.required(node, "fields").elements().asScala.map(TypeJson.readField).toSeq
+    val options = Json.stringMap(Json.field(node, "options"))
+    // Older schema versions imply defaults that were later written out (SchemaSerializer).
+    val compatOptions: Map[String, String] =
+      (if (version <= 1 && !options.contains("bucket")) Map("bucket" -> "1") else Map.empty[String, String]) ++
+        (if (version <= 2 && !options.contains("file.format")) Map("file.format" -> "orc") else Map.empty[String, String])
+    TableSchema(
+      id = Json.required(node, "id").asLong(),
+      fields = fields,
+      highestFieldId = Json.required(node, "highestFieldId").asInt(),
+      partitionKeys = strings(Json.field(node, "partitionKeys")),
+      primaryKeys = strings(Json.field(node, "primaryKeys")),
+      options = compatOptions ++ options,
+      comment = Json.field(node, "comment").map(_.asText()),
+      timeMillis = Json.field(node, "timeMillis").map(_.asLong()).getOrElse(0L))
+  }
+
+  private def strings(node: Option[JsonNode]): Seq[String] =
+    node.map(_.elements().asScala.map(_.asText()).toSeq).getOrElse(Nil)
+}

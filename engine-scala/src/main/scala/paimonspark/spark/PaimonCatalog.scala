@@ -1,0 +1,155 @@
+package paimonspark.spark
+
+import java.util
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchNamespaceException, NoSuchTableException, NonEmptyNamespaceException, TableAlreadyExistsException}
+import org.apache.spark.sql.connector.catalog._
+import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import paimonspark.{InvalidIdentifierException, UnsupportedFeatureException}
+import paimonspark.fs.{FileIO, HadoopConf}
+import paimonspark.table.{FileSystemCatalog, SchemaChanges}
+
+/**
+ * The Spark catalog over a Paimon filesystem warehouse, registered as
+ * `spark.sql.catalog.<name>=paimonspark.spark.PaimonCatalog` with `.warehouse=<path>`.
+ */
+class PaimonCatalog extends TableCatalog with SupportsNamespaces {
+  private var catalogName: String = _
+  private var catalog: FileSystemCatalog = _
+
+  override def name(): String = catalogName
+
+  override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
+    catalogName = name
+    val warehouse = Option(options.get("warehouse")).getOrElse(
+      throw new IllegalArgumentException(s"catalog $name needs the option spark.sql.catalog.$name.warehouse"))
+    val conf = SparkSession.active.sessionState.newHadoopConf()
+    catalog = new FileSystemCatalog(new FileIO(new HadoopConf(conf)), new Path(warehouse))
+    if (!catalog.databaseExists(PaimonCatalog.DefaultDatabase)) catalog.createDatabase(PaimonCatalog.DefaultDatabase)
+  }
+
+  override def defaultNamespace(): Array[String] = Array(PaimonCatalog.DefaultDatabase)
+
+  private def database(namespace: Array[String]): String = namespace match {
+    case Array(db) => db
+    case other => throw new InvalidIdentifierException(
+      s"catalog $catalogName has one level of databases; '${other.mkString(".")}' is not a database name")
+  }
+
+  private def parts(ident: Identifier): (String, String) = (database(ident.namespace()), ident.name())
+
+  // ---- namespaces ----
+
+  override def listNamespaces(): Array[Array[String]] = catalog.listDatabases().map(Array(_)).toArray
+
+  override def listNamespaces(namespace: Array[String]): Array[Array[String]] =
+    if (namespace.isEmpty) listNamespaces()
+    else if (namespaceExists(namespace)) Array.empty
+    else throw new NoSuchNamespaceException(namespace)
+
+  override def namespaceExists(namespace: Array[String]): Boolean =
+    namespace.length == 1 && catalog.databaseExists(namespace.head)
+
+  override def loadNamespaceMetadata(namespace: Array[String]): util.Map[String, String] = {
+    if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace)
+    Map("location" -> catalog.databasePath(namespace.head).toString).asJava
+  }
+
+  override def createNamespace(namespace: Array[String], metadata: util.Map[String, String]): Unit = {
+    val db = database(namespace)
+    if (catalog.databaseExists(db)) throw new NamespaceAlreadyExistsException(namespace)
+    metadata.asScala.keys.find(_ != "owner").foreach { k =>
+      throw new UnsupportedFeatureException(s"database $db: the filesystem catalog stores no database properties " +
+        s"(got '$k')")
+    }
+    catalog.createDatabase(db)
+  }
+
+  override def alterNamespace(namespace: Array[String], changes: NamespaceChange*): Unit =
+    throw new UnsupportedFeatureException(
+      s"database ${namespace.mkString(".")}: the filesystem catalog stores no database properties")
+
+  override def dropNamespace(namespace: Array[String], cascade: Boolean): Boolean = {
+    val db = database(namespace)
+    if (!cascade && catalog.databaseExists(db) && catalog.listTables(db).nonEmpty) {
+      throw new NonEmptyNamespaceException(namespace)
+    }
+    catalog.dropDatabase(db, cascade)
+  }
+
+  // ---- tables ----
+
+  override def listTables(namespace: Array[String]): Array[Identifier] = {
+    if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace)
+    catalog.listTables(namespace.head).map(t => Identifier.of(namespace, t)).toArray
+  }
+
+  override def tableExists(ident: Identifier): Boolean = {
+    val (db, t) = parts(ident)
+    catalog.tableExists(db, t)
+  }
+
+  override def loadTable(ident: Identifier): Table = {
+    val (db, t) = parts(ident)
+    if (!catalog.tableExists(db, t)) throw new NoSuchTableException((ident.namespace() :+ ident.name()).toIndexedSeq)
+    new SparkTable(catalog.loadTable(db, t), s"$catalogName.$db.$t")
+  }
+
+  override def createTable(ident: Identifier, info: TableInfo): Table =
+    createTable(ident, info.columns(), info.partitions(), info.properties())
+
+  override def createTable(
+      ident: Identifier,
+      columns: Array[Column],
+      partitions: Array[Transform],
+      properties: util.Map[String, String]): Table = {
+    val (db, t) = parts(ident)
+    if (!catalog.databaseExists(db)) throw new NoSuchNamespaceException(ident.namespace())
+    if (catalog.tableExists(db, t)) throw new TableAlreadyExistsException((ident.namespace() :+ ident.name()).toIndexedSeq)
+    val schema = SparkSchemas.create(s"$db.$t", columns.toSeq, partitions.toSeq, properties.asScala.toMap)
+    new SparkTable(catalog.createTable(db, t, schema), s"$catalogName.$db.$t")
+  }
+
+  override def createTable(ident: Identifier, schema: StructType, partitions: Array[Transform],
+      properties: util.Map[String, String]): Table =
+    createTable(ident, schema.fields.map(f => Column.create(f.name, f.dataType, f.nullable, f.getComment().orNull, null)),
+      partitions, properties)
+
+  override def alterTable(ident: Identifier, changes: TableChange*): Table = {
+    val table = loadTable(ident).asInstanceOf[SparkTable]
+    val set = changes.collect { case s: TableChange.SetProperty => s.property() -> s.value() }.toMap
+    val removed = changes.collect { case r: TableChange.RemoveProperty => r.property() }.toSet
+    changes.find(c => !c.isInstanceOf[TableChange.SetProperty] && !c.isInstanceOf[TableChange.RemoveProperty])
+      .foreach { c =>
+        throw new UnsupportedFeatureException(
+          s"table ${table.name()}: ALTER TABLE ${c.getClass.getSimpleName} is not supported yet")
+      }
+    val comment = set.get("comment")
+    val reserved = (set.keySet ++ removed).intersect(SparkSchemas.ReservedProperties - "comment")
+    reserved.headOption.foreach(k => throw new UnsupportedFeatureException(s"table ${table.name()}: '$k' cannot be altered"))
+    val altered = SchemaChanges.alterOptions(table.store, set - "comment", removed - "comment", comment,
+      removed.contains("comment"))
+    new SparkTable(altered, table.name())
+  }
+
+  override def dropTable(ident: Identifier): Boolean = {
+    val (db, t) = parts(ident)
+    catalog.dropTable(db, t)
+  }
+
+  override def purgeTable(ident: Identifier): Boolean = dropTable(ident)
+
+  override def renameTable(oldIdent: Identifier, newIdent: Identifier): Unit =
+    throw new UnsupportedFeatureException("renaming tables is not supported by the filesystem catalog")
+}
+
+object PaimonCatalog {
+  val DefaultDatabase = "default"
+}

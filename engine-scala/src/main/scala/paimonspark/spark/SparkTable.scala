@@ -1,0 +1,60 @@
+package paimonspark.spark
+
+import java.util
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability}
+import org.apache.spark.sql.connector.catalog.TableCapability._
+import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
+import org.apache.spark.sql.connector.read.ScanBuilder
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import paimonspark.{TableNotFoundException, UnsupportedFeatureException}
+import paimonspark.spark.read.PaimonScanBuilder
+import paimonspark.spark.write.PaimonWriteBuilder
+import paimonspark.table.FileStoreTable
+
+/**
+ * A Paimon table as Spark sees it. `created` is false for a path-based write to a new location:
+ * the table's schema is then published by the write's commit, so a failed write leaves nothing.
+ */
+class SparkTable(val store: FileStoreTable, tableName: String, val created: Boolean = true)
+    extends Table with SupportsRead with SupportsWrite {
+
+  override def name(): String = tableName
+
+  override def schema(): StructType = SparkSchemas.sparkSchema(store.schema)
+
+  override def partitioning(): Array[Transform] =
+    store.schema.partitionKeys.map(k => Expressions.identity(k): Transform).toArray
+
+  override def properties(): util.Map[String, String] =
+    (store.schema.options ++ Map("provider" -> "paimon") ++ store.schema.comment.map("comment" -> _)).asJava
+
+  override def capabilities(): util.Set[TableCapability] =
+    Set(BATCH_READ, BATCH_WRITE, TRUNCATE, OVERWRITE_BY_FILTER, OVERWRITE_DYNAMIC).asJava
+
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
+    if (!created) throw new TableNotFoundException(s"${store.location} is not a Paimon table")
+    if (store.isPrimaryKeyTable) {
+      throw new UnsupportedFeatureException(s"table $tableName has a primary key; reading primary-key tables " +
+        "(merge-on-read) is not supported yet")
+    }
+    new PaimonScanBuilder(store)
+  }
+
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
+    if (store.isPrimaryKeyTable) {
+      throw new UnsupportedFeatureException(s"table $tableName has a primary key; writing primary-key tables " +
+        "is not supported yet")
+    }
+    if (store.options.bucket != -1) {
+      throw new UnsupportedFeatureException(
+        s"table $tableName has bucket=${store.options.bucket}; only bucket-unaware (bucket=-1) append tables can be written yet")
+    }
+    new PaimonWriteBuilder(this)
+  }
+}

@@ -1,0 +1,106 @@
+package paimonspark.table
+
+import scala.collection.mutable.ArrayBuffer
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
+
+import paimonspark.format._
+
+/**
+ * Writes rows of an append table (no primary key, bucket-unaware) into Parquet data files, one
+ * partition at a time, rolling to a new file at `target-file-size`. Rows are expected grouped by
+ * partition (the write asks Spark to sort by partition columns); a partition seen again simply
+ * gets another file. Returns the ADD entries for the driver to commit.
+ */
+final class AppendWriter(table: FileStoreTable) {
+  private val schema = table.schema
+  private val options = table.options
+  private val fileSchema = SparkTypes.physical(SparkTypes.toSparkStruct(schema.fields, withFieldIds = true))
+  private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
+  private val partitionProjection: Option[UnsafeProjection] =
+    if (schema.partitionKeys.isEmpty) None
+    else Some(UnsafeProjection.create(schema.partitionKeys.map { k =>
+      val i = schema.fieldNames.indexOf(k)
+      BoundReference(i, fileSchema(i).dataType, nullable = true)
+    }))
+  private val namer = new FileNamer(options.dataFilePrefix, ".parquet")
+  private val targetSize = options.targetFileSize
+  private val written = ArrayBuffer.empty[ManifestEntry]
+  private val paths = ArrayBuffer.empty[Path]
+
+  private var partition: UnsafeRow = _
+  private var partitionBytes: Array[Byte] = BinaryRow.EmptySerialized
+  private var partitionDir: String = ""
+  private var file: ParquetDataFile = _
+  private var filePath: Path = _
+  private var nextSequence = 0L
+
+  def write(row: InternalRow): Unit = {
+    partitionProjection.foreach { projection =>
+      val p = projection(row)
+      if (partition == null || p != partition) switchPartition(p.copy())
+    }
+    if (file == null) openFile()
+    file.write(row)
+    if ((file.rowCount & 1023) == 0 && file.estimatedSize >= targetSize) closeFile()
+  }
+
+  /** Closes the open file and returns every file written. */
+  def finish(): Seq[ManifestEntry] = {
+    closeFile()
+    written.toSeq
+  }
+
+  /** Deletes every file this writer created. */
+  def abort(): Unit = {
+    if (file != null) file.abort()
+    file = null
+    paths.foreach(p => table.io.delete(p, recursive = false))
+  }
+
+  private def switchPartition(p: UnsafeRow): Unit = {
+    closeFile()
+    partition = p
+    partitionBytes = BinaryRow.serialize(partitionTypes, p)
+    partitionDir = table.partitionPathOf(p)
+  }
+
+  private def openFile(): Unit = {
+    filePath = table.paths.dataFile(partitionDir, 0, namer.next())
+    paths += filePath
+    file = new ParquetDataFile(table.io.newOutputFile(filePath), fileSchema, table.io.hadoopConf.value,
+      options.fileCompression, options.zstdLevel)
+  }
+
+  private def closeFile(): Unit = if (file != null) {
+    val footer = file.close()
+    val rows = file.rowCount
+    file = null
+    val (valueStats, statsCols) = FooterStats.valueStats(schema.fields, footer, options.statsMode)
+    val meta = DataFileMeta(
+      fileName = filePath.getName,
+      fileSize = table.io.length(filePath),
+      rowCount = rows,
+      minKey = BinaryRow.EmptySerialized,
+      maxKey = BinaryRow.EmptySerialized,
+      keyStats = SimpleStats.Empty,
+      valueStats = valueStats,
+      minSequenceNumber = nextSequence,
+      maxSequenceNumber = nextSequence + rows - 1,
+      schemaId = schema.id,
+      level = 0,
+      extraFiles = Nil,
+      creationTimeMillis = Some(TableCommit.creationTimeMillis()),
+      deleteRowCount = Some(0L),
+      embeddedIndex = None,
+      fileSource = Some(FileSource.Append),
+      valueStatsCols = statsCols,
+      externalPath = None,
+      firstRowId = None,
+      writeCols = None)
+    nextSequence += rows
+    written += ManifestEntry(FileKind.Add, partitionBytes, bucket = 0, totalBuckets = -1, meta)
+  }
+}

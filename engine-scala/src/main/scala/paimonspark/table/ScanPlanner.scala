@@ -1,0 +1,93 @@
+package paimonspark.table
+
+import scala.collection.mutable
+import scala.util.Try
+
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+
+import paimonspark.format._
+
+/** The files of one (partition, bucket) to read, with the partition's values. */
+final case class DataSplit(partition: GenericInternalRow, partitionBytes: Array[Byte], bucket: Int, files: Seq[DataFileMeta])
+
+/**
+ * Plans a batch read: snapshot, then manifests (skipped by partition statistics), then live files
+ * (skipped by partition values and value statistics), grouped per partition and bucket. Skipping
+ * is only ever conservative: unknown statistics keep a file.
+ */
+final class ScanPlanner(table: FileStoreTable) {
+  private val schema = table.schema
+  private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
+  /** Table field index to partition row index. */
+  private val partitionIndex: Map[Int, Int] =
+    schema.partitionKeys.zipWithIndex.map { case (k, i) => schema.fieldNames.indexOf(k) -> i }.toMap
+  private val rangeFilter = new RangeFilter(i => ValueOrdering.of(schema.fields(i).dataType))
+  private val fileSchemas = mutable.Map.empty[Long, TableSchema]
+
+  def plan(snapshot: Option[Snapshot], filter: Option[Predicate]): Seq[DataSplit] = snapshot match {
+    case None => Nil
+    case Some(s) =>
+      val store = table.newManifestStore()
+      val manifests = store.dataManifests(s).filter(m => filter.forall(f => manifestMayMatch(m, f)))
+      val partitionRows = mutable.Map.empty[java.nio.ByteBuffer, GenericInternalRow]
+      def partitionOf(e: ManifestEntry) =
+        partitionRows.getOrElseUpdate(e.partitionKey, BinaryRow.deserialize(partitionTypes, e.partition))
+      val keepPartition = (e: ManifestEntry) => filter.forall(f => rangeFilter.mayMatch(f, exactRange(partitionOf(e))))
+      val live = store.liveFiles(manifests, keepPartition)
+      val kept = live.filter(e => filter.forall(f => rangeFilter.mayMatch(f, fileRange(partitionOf(e), e.file))))
+      kept.groupBy(e => (e.partitionKey, e.bucket)).toSeq.map { case ((_, bucket), entries) =>
+        DataSplit(partitionOf(entries.head), entries.head.partition, bucket, entries.map(_.file))
+      }
+  }
+
+  private def unknown(rowCount: Long) = ColumnRange(null, null, None, rowCount)
+
+  private def manifestMayMatch(m: ManifestFileMeta, f: Predicate): Boolean = {
+    val stats = m.partitionStats
+    if (partitionTypes.isEmpty || stats.minValues.length <= 12) true
+    else {
+      val mins = BinaryRow.deserialize(partitionTypes, stats.minValues)
+      val maxs = BinaryRow.deserialize(partitionTypes, stats.maxValues)
+      rangeFilter.mayMatch(f, i => partitionIndex.get(i) match {
+        case Some(p) => ColumnRange(mins.values(p), maxs.values(p), None, Long.MaxValue)
+        case None => unknown(Long.MaxValue)
+      })
+    }
+  }
+
+  private def exactRange(partition: GenericInternalRow): Int => ColumnRange = i => partitionIndex.get(i) match {
+    case Some(p) =>
+      val v = partition.values(p)
+      ColumnRange(v, v, Some(if (v == null) 1L else 0L), 1L)
+    case None => unknown(1L)
+  }
+
+  private def fileRange(partition: GenericInternalRow, file: DataFileMeta): Int => ColumnRange = {
+    val fileSchema = fileSchemas.getOrElseUpdate(file.schemaId,
+      if (file.schemaId == schema.id) schema else table.schemaManager.read(file.schemaId))
+    val statsFields = file.valueStatsCols match {
+      case None => fileSchema.fields
+      case Some(cols) => cols.flatMap(c => fileSchema.fields.find(_.name == c))
+    }
+    val types = statsFields.map(_.dataType.withNullable(true))
+    // Stats another writer stored in a form this reader does not decode are treated as unknown.
+    lazy val bounds = if (statsFields.isEmpty || file.valueStats.minValues.length <= 12) None else Try(
+      (BinaryRow.deserialize(types, file.valueStats.minValues), BinaryRow.deserialize(types, file.valueStats.maxValues))
+    ).toOption
+    i => partitionIndex.get(i) match {
+      case Some(p) =>
+        val v = partition.values(p)
+        ColumnRange(v, v, Some(if (v == null) file.rowCount else 0L), file.rowCount)
+      case None =>
+        val pos = statsFields.indexWhere(_.id == schema.fields(i).id)
+        if (pos < 0 || bounds.isEmpty) unknown(file.rowCount)
+        else {
+          val nulls = file.valueStats.nullCounts.flatMap(_.lift(pos)).flatten
+          // Stats of a column whose type changed since the file was written are not comparable.
+          if (statsFields(pos).dataType.withNullable(true) != schema.fields(i).dataType.withNullable(true)) {
+            unknown(file.rowCount)
+          } else ColumnRange(bounds.get._1.values(pos), bounds.get._2.values(pos), nulls, file.rowCount)
+        }
+    }
+  }
+}

@@ -1,0 +1,30 @@
+package paimonspark.table
+
+import paimonspark.{CorruptFileException, TableNotFoundException}
+import paimonspark.format.{SchemaJson, TablePaths, TableSchema}
+import paimonspark.fs.FileIO
+
+/** Reads and publishes the versions `schema/schema-N` of one table. */
+final class SchemaManager(io: FileIO, paths: TablePaths) extends Serializable {
+
+  def listIds(): Seq[Long] =
+    io.list(paths.schemaDir).flatMap(s => TablePaths.idOf(s.getPath.getName, TablePaths.SchemaPrefix)).sorted
+
+  def latest(): Option[TableSchema] = listIds().lastOption.map(read)
+
+  def latestOrFail(): TableSchema =
+    latest().getOrElse(throw new TableNotFoundException(s"${paths.root} is not a Paimon table (no schema/schema-N file)"))
+
+  def read(id: Long): TableSchema = {
+    val file = paths.schemaFile(id)
+    val text = io.readUtf8(file)
+    try SchemaJson.read(text)
+    catch { case e: Exception => throw new CorruptFileException(file.toString, e) }
+  }
+
+  /** Publishes `schema` under its id; false if a schema with that id already exists. */
+  def publish(schema: TableSchema): Boolean = {
+    io.mkdirs(paths.schemaDir)
+    io.publish(paths.schemaFile(schema.id), SchemaJson.write(schema).getBytes("UTF-8"))
+  }
+}

@@ -1,0 +1,126 @@
+package paimonspark.table
+
+import java.time.{LocalDateTime, ZoneOffset}
+
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+
+import paimonspark.CommitConflictException
+import paimonspark.format._
+
+/** Which live files a commit replaces. */
+sealed trait OverwriteScope
+object OverwriteScope {
+  case object WholeTable extends OverwriteScope
+  /** Partitions whose values match a predicate over partition columns (static overwrite). */
+  final case class Matching(filter: Predicate) extends OverwriteScope
+  /** The partitions the new files belong to (dynamic partition overwrite). */
+  case object WrittenPartitions extends OverwriteScope
+}
+
+/**
+ * The one commit operation every write mode uses: add files, optionally replacing a scope of live
+ * files, as one new snapshot. The snapshot is published by create-if-absent; a writer that loses
+ * the race re-bases on the new latest snapshot and tries again. An overwrite whose files to
+ * replace were meanwhile removed by someone else fails with [[CommitConflictException]].
+ */
+final class TableCommit(table: FileStoreTable, commitUser: String) {
+  private val partitionTypes = table.schema.partitionRowType.map(_.withNullable(true))
+  private val partitionIndex: Map[Int, Int] =
+    table.schema.partitionKeys.zipWithIndex.map { case (k, i) => table.schema.fieldNames.indexOf(k) -> i }.toMap
+  private val rangeFilter = new RangeFilter(i => ValueOrdering.of(table.schema.fields(i).dataType))
+
+  /** Commits and returns the new snapshot id, or None when there was nothing to commit. */
+  def commit(added: Seq[ManifestEntry], overwrite: Option[OverwriteScope]): Option[Long] = {
+    val writtenPartitions = added.map(_.partitionKey).toSet
+    val nothingToReplace = overwrite.contains(OverwriteScope.WrittenPartitions) && added.isEmpty
+    if ((added.isEmpty && overwrite.isEmpty) || nothingToReplace) return None
+
+    val inScope: ManifestEntry => Boolean = overwrite match {
+      case Some(OverwriteScope.WholeTable) => _ => true
+      case Some(OverwriteScope.WrittenPartitions) => e => writtenPartitions.contains(e.partitionKey)
+      case Some(OverwriteScope.Matching(filter)) => e => partitionMatches(filter, e.partition)
+      case None => _ => false
+    }
+    val maxRetries = table.options.commitMaxRetries
+    var planned: Option[Set[FileIdentifier]] = None
+    var attempt = 0
+    while (true) {
+      val snapshots = table.snapshotManager
+      val latest = snapshots.latest()
+      val store = table.newManifestStore()
+      val base = latest.map(store.dataManifests).getOrElse(Nil)
+      val replaced = if (overwrite.isEmpty) Nil else store.liveFiles(base, inScope)
+      val ids = replaced.map(_.identifier).toSet
+      planned.foreach { first =>
+        val gone = first -- ids
+        if (gone.nonEmpty) {
+          throw new CommitConflictException(s"Commit to table ${table.location} conflicts with a concurrent commit: " +
+            s"${gone.size} file(s) this overwrite replaces were already removed (e.g. ${gone.head.fileName}); " +
+            "nothing was committed")
+        }
+      }
+      planned = Some(ids)
+      val deletes = replaced.map(_.asDelete)
+      val written = new WrittenFiles(store)
+      val newBase = store.compactBase(base)
+      val reused = base.map(_.fileName).toSet
+      written.track(newBase.filterNot(m => reused(m.fileName)))
+      val (baseList, baseSize) = written.list(newBase)
+      val delta = written.track(store.writeManifests(deletes ++ added))
+      val (deltaList, deltaSize) = written.list(delta)
+      val deltaRecords = added.map(_.file.rowCount).sum - replaced.map(_.file.rowCount).sum
+      val snapshot = Snapshot(
+        id = latest.map(_.id + 1).getOrElse(1L),
+        schemaId = table.schemaManager.listIds().lastOption.getOrElse(table.schema.id),
+        baseManifestList = baseList, baseManifestListSize = Some(baseSize),
+        deltaManifestList = deltaList, deltaManifestListSize = Some(deltaSize),
+        changelogManifestList = None, changelogManifestListSize = None,
+        indexManifest = latest.flatMap(_.indexManifest),
+        commitUser = commitUser,
+        commitIdentifier = SnapshotJson.BatchCommitIdentifier,
+        commitKind = if (overwrite.isDefined) CommitKind.Overwrite else CommitKind.Append,
+        timeMillis = System.currentTimeMillis(),
+        totalRecordCount = latest.map(_.totalRecordCount).getOrElse(0L) + deltaRecords,
+        deltaRecordCount = deltaRecords,
+        changelogRecordCount = None,
+        watermark = latest.flatMap(_.watermark),
+        statistics = None,
+        properties = Map.empty,
+        nextRowId = Some(latest.flatMap(_.nextRowId).getOrElse(0L)))
+      if (snapshots.publish(snapshot)) return Some(snapshot.id)
+      written.discard()
+      attempt += 1
+      if (attempt > maxRetries) {
+        throw new CommitConflictException(s"Commit to table ${table.location} lost the race for a new snapshot " +
+          s"$attempt times (commit.max-retries=$maxRetries); nothing was committed")
+      }
+      Thread.sleep(math.min(1000L, 10L << math.min(attempt, 6)) + scala.util.Random.nextInt(50))
+    }
+    None
+  }
+
+  private def partitionMatches(filter: Predicate, partition: Array[Byte]): Boolean = {
+    val row: GenericInternalRow = BinaryRow.deserialize(partitionTypes, partition)
+    rangeFilter.mayMatch(filter, i => {
+      val v = row.values(partitionIndex(i))
+      ColumnRange(v, v, Some(if (v == null) 1L else 0L), 1L)
+    })
+  }
+
+  /** Manifest files one attempt wrote: removed again when the attempt loses, as nobody references them. */
+  private final class WrittenFiles(store: ManifestStore) {
+    private val names = scala.collection.mutable.ArrayBuffer.empty[String]
+    def track(metas: Seq[ManifestFileMeta]): Seq[ManifestFileMeta] = { names ++= metas.map(_.fileName); metas }
+    def list(metas: Seq[ManifestFileMeta]): (String, Long) = {
+      val (name, size) = store.writeList(metas)
+      names += name
+      (name, size)
+    }
+    def discard(): Unit = names.foreach(n => table.io.delete(table.paths.manifestFile(n), recursive = false))
+  }
+}
+
+object TableCommit {
+  /** `_CREATION_TIME` as Java writes it: the local wall-clock time stored as if it were UTC. */
+  def creationTimeMillis(): Long = LocalDateTime.now().toInstant(ZoneOffset.UTC).toEpochMilli
+}

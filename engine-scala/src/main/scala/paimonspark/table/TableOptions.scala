@@ -1,0 +1,144 @@
+package paimonspark.table
+
+import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
+import paimonspark.format.{ParquetDataFile, PartitionPath, StatsMode}
+
+/**
+ * Typed access to a table's options (the `options` of its schema) with Paimon's defaults, and the
+ * validation every CREATE and ALTER goes through before anything is written.
+ */
+final case class TableOptions(raw: Map[String, String]) {
+  import TableOptions._
+
+  private def get(key: String): Option[String] = raw.get(key)
+
+  def bucket: Int = get(Bucket).map(_.trim.toInt).getOrElse(-1)
+  def fileFormat: String = get(FileFormat).getOrElse("parquet").toLowerCase
+  def fileCompression: String = get(FileCompression).getOrElse("zstd").toLowerCase
+  def zstdLevel: Int = get(ZstdLevel).map(_.trim.toInt).getOrElse(1)
+  def targetFileSize: Long = get(TargetFileSize).map(MemorySize.parse(TargetFileSize, _)).getOrElse(256L << 20)
+  def manifestTargetFileSize: Long =
+    get(ManifestTargetFileSize).map(MemorySize.parse(ManifestTargetFileSize, _)).getOrElse(8L << 20)
+  def manifestMergeMinCount: Int = get(ManifestMergeMinCount).map(_.trim.toInt).getOrElse(30)
+  def manifestCompression: String = get(ManifestCompression).getOrElse("zstd")
+  def partitionDefaultName: String = get(PartitionDefaultName).getOrElse(PartitionPath.DefaultPartitionName)
+  def statsMode: StatsMode = get(StatsModeKey).flatMap(StatsMode.parse).getOrElse(StatsMode.Truncate(16))
+  def commitMaxRetries: Int = get(CommitMaxRetries).map(_.trim.toInt).getOrElse(10)
+  def dataFilePrefix: String = get(DataFilePrefix).getOrElse("data-")
+}
+
+object TableOptions {
+  val Bucket = "bucket"
+  val FileFormat = "file.format"
+  val FileCompression = "file.compression"
+  val ZstdLevel = "file.compression.zstd-level"
+  val TargetFileSize = "target-file-size"
+  val ManifestTargetFileSize = "manifest.target-file-size"
+  val ManifestMergeMinCount = "manifest.merge-min-count"
+  val ManifestCompression = "manifest.compression"
+  val PartitionDefaultName = "partition.default-name"
+  val PartitionLegacyName = "partition.legacy-name"
+  val StatsModeKey = "metadata.stats-mode"
+  val CommitMaxRetries = "commit.max-retries"
+  val DataFilePrefix = "data-file.prefix"
+  val WriteOnly = "write-only"
+  val PrimaryKey = "primary-key"
+  val Partition = "partition"
+
+  /** Options that shape files already written; ALTER TABLE may not change them. */
+  val Immutable: Set[String] = Set(Bucket, PrimaryKey, Partition, PartitionDefaultName, PartitionLegacyName,
+    "bucket-key", "merge-engine", "sequence.field", "rowkind.field")
+
+  private def int(min: Int, max: Int)(key: String, v: String): Unit =
+    if (!v.trim.toIntOption.exists(n => n >= min && n <= max)) {
+      throw new InvalidOptionException(key, s"table option '$key' must be an integer in [$min, $max], not '$v'")
+    }
+
+  private def oneOf(values: Set[String])(key: String, v: String): Unit =
+    if (!values.contains(v.trim.toLowerCase)) {
+      throw new InvalidOptionException(key,
+        s"table option '$key' must be one of ${values.toSeq.sorted.mkString(", ")}, not '$v'")
+    }
+
+  private def boolean(key: String, v: String): Unit = oneOf(Set("true", "false"))(key, v)
+
+  private val anything: (String, String) => Unit = (_, _) => ()
+
+  /** Options this engine implements, each with the check of its value. */
+  private val supported: Map[String, (String, String) => Unit] = Map(
+    Bucket -> { (k, v) =>
+      int(Int.MinValue, Int.MaxValue)(k, v)
+      if (v.trim.toInt != -1) {
+        throw new UnsupportedFeatureException(
+          s"table option '$k'=$v is not supported yet: append tables use bucket=-1 (bucket-unaware)")
+      }
+    },
+    FileFormat -> { (k, v) =>
+      oneOf(Set("parquet", "orc", "avro", "csv", "json", "lance", "blob"))(k, v)
+      if (v.trim.toLowerCase != "parquet") {
+        throw new UnsupportedFeatureException(s"table option '$k'=$v is not supported yet: only parquet is")
+      }
+    },
+    FileCompression -> oneOf(ParquetDataFile.SupportedCodecs),
+    ZstdLevel -> int(1, 22),
+    TargetFileSize -> { (k, v) => MemorySize.parse(k, v); () },
+    ManifestTargetFileSize -> { (k, v) => MemorySize.parse(k, v); () },
+    ManifestMergeMinCount -> int(1, Int.MaxValue),
+    ManifestCompression -> oneOf(Set("zstd", "snappy", "deflate", "null", "none", "uncompressed")),
+    PartitionDefaultName -> { (k, v) =>
+      if (v.isEmpty) throw new InvalidOptionException(k, s"table option '$k' must not be empty")
+    },
+    PartitionLegacyName -> { (k, v) =>
+      boolean(k, v)
+      if (v.trim.toLowerCase != "true") {
+        throw new UnsupportedFeatureException(s"table option '$k'=false is not supported yet")
+      }
+    },
+    StatsModeKey -> { (k, v) =>
+      if (StatsMode.parse(v).isEmpty) {
+        throw new InvalidOptionException(k, s"table option '$k' must be none, counts, full or truncate(N), not '$v'")
+      }
+    },
+    CommitMaxRetries -> int(0, 1000),
+    DataFilePrefix -> anything,
+    WriteOnly -> boolean,
+    Partition -> anything,
+    // Written by other engines and kept as they are.
+    "path" -> anything,
+    "owner" -> anything)
+
+  /** Paimon options that exist but are not implemented here yet: refused, never silently ignored. */
+  private val knownUnsupported: Set[String] = Set(
+    PrimaryKey, "bucket-key", "bucket-function.type", "merge-engine", "sequence.field", "sequence.field.sort-order",
+    "rowkind.field", "ignore-delete", "partial-update.remove-record-on-delete", "changelog-producer",
+    "changelog-producer.row-deduplicate", "deletion-vectors.enabled", "deletion-vectors.bitmap64",
+    "snapshot.num-retained.min", "snapshot.num-retained.max", "snapshot.time-retained", "snapshot.expire.limit",
+    "changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained",
+    "num-sorted-run.compaction-trigger", "num-sorted-run.stop-trigger", "num-levels",
+    "compaction.max-size-amplification-percent", "compaction.size-ratio", "compaction.min.file-num",
+    "full-compaction.delta-commits", "write-buffer-size", "write-buffer-spillable", "dynamic-bucket.target-row-num",
+    "dynamic-bucket.initial-buckets", "metadata.stats-dense-store", "metadata.stats-keep-first-n-columns",
+    "data-file.thin-mode", "data-file.external-paths", "data-file.path-directory", "changelog-file.prefix",
+    "changelog-file.format", "file.suffix.include.compression", "row-tracking.enabled", "data-evolution.enabled",
+    "tag.automatic-creation", "tag.creation-period", "tag.num-retained-max", "partition.expiration-time",
+    "partition.timestamp-formatter", "partition.timestamp-pattern", "consumer-id", "consumer.expiration-time",
+    "scan.mode", "scan.snapshot-id", "scan.tag-name", "scan.timestamp-millis", "scan.timestamp",
+    "incremental-between", "incremental-between-timestamp", "streaming-read-overwrite", "lookup.cache-max-memory-size",
+    "local-merge-buffer-size", "cross-partition-upsert.index-ttl", "commit.force-compact", "snapshot.watermark-idle-timeout",
+    "file-index.in-manifest-threshold", "manifest.format", "manifest.full-compaction-threshold-size",
+    "commit.timeout", "commit.callbacks", "sink.parallelism", "page-size", "read.batch-size", "orc.write.batch-size")
+
+  private val knownUnsupportedPrefixes: Seq[String] = Seq("fields.", "file-index.", "file.format.per.level",
+    "file.compression.per.level", "lookup.", "partial-update.", "aggregation.")
+
+  /** Checks every option; throws naming the first one that is unknown, malformed or unsupported. */
+  def validate(options: Map[String, String]): Unit = options.toSeq.sortBy(_._1).foreach { case (key, value) =>
+    supported.get(key) match {
+      case Some(check) => check(key, value)
+      case None if knownUnsupported.contains(key) || knownUnsupportedPrefixes.exists(key.startsWith) =>
+        throw new UnsupportedFeatureException(s"table option '$key' is a Paimon option that paimon-spark does not support yet")
+      case None =>
+        throw new InvalidOptionException(key, s"unknown table option '$key'")
+    }
+  }
+}

@@ -1,0 +1,28 @@
+"""paimon_spark: Apache Paimon tables in PySpark, written and read by a Spark-native engine."""
+
+from paimon_spark.errors import (
+    CommitConflictError,
+    CorruptFileError,
+    InvalidDataError,
+    InvalidIdentifierError,
+    InvalidOptionError,
+    PaimonError,
+    TableNotFoundError,
+    UnsupportedFeatureError,
+)
+from paimon_spark.session import configure_spark_with_paimon, engine_jar
+from paimon_spark.version import __version__
+
+__all__ = [
+    "CommitConflictError",
+    "CorruptFileError",
+    "InvalidDataError",
+    "InvalidIdentifierError",
+    "InvalidOptionError",
+    "PaimonError",
+    "TableNotFoundError",
+    "UnsupportedFeatureError",
+    "__version__",
+    "configure_spark_with_paimon",
+    "engine_jar",
+]

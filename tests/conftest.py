@@ -1,0 +1,56 @@
+"""Shared fixtures: one real SparkSession per test module, each over its own warehouse."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from pyspark.sql import SparkSession
+
+from paimon_spark import configure_spark_with_paimon
+
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+
+
+def new_session(warehouse: Path, master: str = "local[2]", **conf: str) -> SparkSession:
+    builder = (
+        SparkSession.builder.master(master)
+        .appName("paimon-spark-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.sql.warehouse.dir", str(warehouse.parent / "spark-warehouse"))
+    )
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    spark = configure_spark_with_paimon(builder, warehouse=str(warehouse)).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("wh") / "warehouse"
+
+
+@pytest.fixture(scope="module")
+def spark(warehouse: Path) -> Iterator[SparkSession]:
+    session = new_session(warehouse)
+    yield session
+    session.stop()
+
+
+def table_dir(warehouse: Path, name: str, db: str = "default") -> Path:
+    return warehouse / f"{db}.db" / name
+
+
+def _sort_key(row: tuple) -> list:
+    return [(v is None, v if isinstance(v, (int, float)) else str(v)) for v in row]
+
+
+def rows(df) -> list[tuple]:
+    """A DataFrame's rows as plain tuples in a stable order (numbers sorted as numbers)."""
+    return sorted((tuple(r) for r in df.collect()), key=_sort_key)
