@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pytest
 from pyspark.sql.functions import lit
 
 from conftest import rows, table_dir
@@ -126,3 +127,20 @@ def test_many_commits_merge_small_manifests(spark, warehouse):
     with open(t / "manifest" / snap["baseManifestList"], "rb") as fh:
         base = list(reader(fh))
     assert len(base) < 3, "small manifests were not merged"
+
+
+def test_path_writes_in_every_save_mode(spark, tmp_path):
+    from paimon_spark import CommitConflictError, InvalidOptionError
+
+    path = str(tmp_path / "modes")
+    df = spark.createDataFrame([(1, "a")], "id INT, p STRING")
+    df.write.format("paimon").partitionBy("p").option("target-file-size", "16 mb").save(path)  # errorifexists
+    schema = json.loads((tmp_path / "modes" / "schema" / "schema-0").read_text())
+    assert schema["partitionKeys"] == ["p"] and schema["options"] == {"target-file-size": "16 mb"}
+    with pytest.raises(CommitConflictError, match="already holds a Paimon table"):
+        df.write.format("paimon").save(path)
+    df.write.format("paimon").mode("ignore").save(path)
+    assert spark.read.format("paimon").load(path).count() == 1
+    with pytest.raises(InvalidOptionError, match="nonsense"):
+        df.write.format("paimon").option("nonsense", "1").save(str(tmp_path / "bad"))
+    assert not (tmp_path / "bad").exists()

@@ -5,23 +5,24 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.catalog.{Column, Table, TableProvider}
+import org.apache.spark.sql.{DataFrame, SaveMode, SparkSession, SQLContext}
+import org.apache.spark.sql.connector.catalog.{Table, TableCapability, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
-import org.apache.spark.sql.sources.DataSourceRegister
+import org.apache.spark.sql.functions.{col, lit}
+import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import paimonspark.format.TablePaths
+import paimonspark.{CommitConflictException, UnsupportedFeatureException}
 import paimonspark.fs.{FileIO, HadoopConf}
 import paimonspark.table.FileStoreTable
 
 /**
- * The `paimon` data source: path-based reads and writes (`spark.read.format("paimon").load(path)`,
- * `df.write.format("paimon").save(path)`), and what makes `CREATE TABLE ... USING paimon` a
- * DataSource V2 table in the session catalog.
+ * The `paimon` data source. Reads of a path (`spark.read.format("paimon").load(path)`) are
+ * DataSource V2 scans; writes to a path, in any save mode, are run as catalog writes through
+ * [[PaimonPathCatalog]]. It is also what makes `USING paimon` a V2 table in the session catalog.
  */
-class PaimonSource extends TableProvider with DataSourceRegister {
+class PaimonSource extends TableProvider with CreatableRelationProvider with DataSourceRegister {
 
   override def shortName(): String = "paimon"
 
@@ -40,16 +41,59 @@ class PaimonSource extends TableProvider with DataSourceRegister {
 
   override def inferPartitioning(options: CaseInsensitiveStringMap): Array[Transform] = Array.empty
 
+  /** A readable table; writes fall back to [[createRelation]] because it has no BATCH_WRITE. */
   override def getTable(schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table = {
-    val io = fileIO()
     val path = location(properties)
-    if (FileStoreTable.exists(io, path)) new SparkTable(FileStoreTable.load(io, path), path.toString)
-    else {
-      // A write to a new location: the schema comes from the DataFrame and is published on commit.
-      val options = properties.asScala.toMap -- SparkSchemas.ReservedProperties
-      val columns = schema.fields.map(f => Column.create(f.name, f.dataType, f.nullable)).toSeq
-      val tableSchema = SparkSchemas.create(path.toString, columns, partitioning.toSeq, options)
-      new SparkTable(new FileStoreTable(io, new TablePaths(path), tableSchema), path.toString, created = false)
+    val io = fileIO()
+    val dataSchema = schema
+    if (FileStoreTable.exists(io, path)) new SparkTable(FileStoreTable.load(io, path), path.toString, pathBased = true)
+    else new Table {
+      override def name(): String = path.toString
+      override def schema(): StructType = dataSchema
+      override def capabilities(): util.Set[TableCapability] = Set.empty[TableCapability].asJava
     }
+  }
+
+  override def createRelation(sqlContext: SQLContext, mode: SaveMode, parameters: Map[String, String],
+      data: DataFrame): BaseRelation = {
+    val spark = sqlContext.sparkSession
+    val path = location(parameters.asJava)
+    val target = PaimonPathCatalog.identifier(spark, fileIO().fileSystem(path).makeQualified(path).toString)
+    val exists = FileStoreTable.exists(fileIO(), path)
+    val partitionColumns = parameters.get(PaimonSource.PartitioningKey).map(PaimonSource.decodeColumns).getOrElse(Nil)
+    val options = parameters -- Seq("path", PaimonSource.PartitioningKey)
+    if (exists && options.nonEmpty) {
+      throw new UnsupportedFeatureException(s"write options (${options.keys.mkString(", ")}) on the existing table " +
+        s"$path are not supported yet; change table options with ALTER TABLE")
+    }
+    (mode, exists) match {
+      case (SaveMode.ErrorIfExists, true) =>
+        throw new CommitConflictException(s"$path already holds a Paimon table; use mode append or overwrite")
+      case (SaveMode.Ignore, true) => ()
+      case (SaveMode.Append, true) => data.writeTo(target).append()
+      case (SaveMode.Overwrite, true) => data.writeTo(target).overwrite(lit(true))
+      case (_, false) =>
+        val writer = options.foldLeft(data.writeTo(target)) { case (w, (k, v)) => w.tableProperty(k, v) }
+        partitionColumns match {
+          case Seq() => writer.create()
+          case first +: rest => writer.partitionedBy(col(first), rest.map(col): _*).create()
+        }
+    }
+    val context = sqlContext
+    new BaseRelation {
+      override def sqlContext: SQLContext = context
+      override def schema: StructType = data.schema
+    }
+  }
+}
+
+object PaimonSource {
+  /** Where DataFrameWriter puts `partitionBy` columns for a V1 save (`DataSourceUtils.PARTITIONING_COLUMNS_KEY`). */
+  val PartitioningKey = "__partition_columns"
+
+  /** The JSON array of column names Spark encodes them as. */
+  def decodeColumns(json: String): Seq[String] = {
+    val node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json)
+    (0 until node.size()).map(i => node.get(i).asText())
   }
 }

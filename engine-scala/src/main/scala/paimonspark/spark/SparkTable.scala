@@ -12,16 +12,16 @@ import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import paimonspark.{TableNotFoundException, UnsupportedFeatureException}
+import paimonspark.UnsupportedFeatureException
 import paimonspark.spark.read.PaimonScanBuilder
 import paimonspark.spark.write.PaimonWriteBuilder
 import paimonspark.table.FileStoreTable
 
 /**
- * A Paimon table as Spark sees it. `created` is false for a path-based write to a new location:
- * the table's schema is then published by the write's commit, so a failed write leaves nothing.
+ * A Paimon table as Spark sees it. A table opened by path (`spark.read.format("paimon")`) does not
+ * offer batch writes, so Spark hands path writes to [[PaimonSource]], which handles every save mode.
  */
-class SparkTable(val store: FileStoreTable, tableName: String, val created: Boolean = true)
+class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolean = false)
     extends Table with SupportsRead with SupportsWrite {
 
   override def name(): String = tableName
@@ -35,10 +35,9 @@ class SparkTable(val store: FileStoreTable, tableName: String, val created: Bool
     (store.schema.options ++ Map("provider" -> "paimon") ++ store.schema.comment.map("comment" -> _)).asJava
 
   override def capabilities(): util.Set[TableCapability] =
-    Set(BATCH_READ, BATCH_WRITE, TRUNCATE, OVERWRITE_BY_FILTER, OVERWRITE_DYNAMIC).asJava
+    (if (pathBased) Set(BATCH_READ) else Set(BATCH_READ, BATCH_WRITE, TRUNCATE, OVERWRITE_BY_FILTER, OVERWRITE_DYNAMIC)).asJava
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
-    if (!created) throw new TableNotFoundException(s"${store.location} is not a Paimon table")
     if (store.isPrimaryKeyTable) {
       throw new UnsupportedFeatureException(s"table $tableName has a primary key; reading primary-key tables " +
         "(merge-on-read) is not supported yet")

@@ -7,7 +7,6 @@ import org.apache.spark.sql.connector.distributions.{Distribution, Distributions
 import org.apache.spark.sql.connector.expressions.{Expressions, SortDirection, SortOrder}
 import org.apache.spark.sql.connector.write._
 
-import paimonspark.CommitConflictException
 import paimonspark.format.ManifestEntry
 import paimonspark.spark.SparkTable
 import paimonspark.table.{AppendWriter, FileStoreTable, OverwriteScope}
@@ -36,7 +35,6 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope])
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
     val entries = messages.toSeq.flatMap { case FilesWritten(e) => e }
-    if (!table.created) createTable()
     store.newCommit(UUID.randomUUID().toString).commit(entries, scope)
   }
 
@@ -44,18 +42,6 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope])
     messages.toSeq.flatMap { case FilesWritten(e) => e; case _ => Nil }.foreach { e =>
       store.io.delete(store.dataFilePath(e.partition, e.bucket, e.file), recursive = false)
     }
-
-  /** Publishes the schema of a table first written by this path-based write. */
-  private def createTable(): Unit = {
-    val manager = store.schemaManager
-    if (!manager.publish(store.schema)) {
-      val theirs = manager.latestOrFail()
-      if (theirs.fields != store.schema.fields || theirs.partitionKeys != store.schema.partitionKeys) {
-        throw new CommitConflictException(s"table ${store.location} was created concurrently with another schema; " +
-          "nothing was committed")
-      }
-    }
-  }
 }
 
 final class AppendWriterFactory(table: FileStoreTable) extends DataWriterFactory {

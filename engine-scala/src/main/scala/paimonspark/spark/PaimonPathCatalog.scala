@@ -1,0 +1,82 @@
+package paimonspark.spark
+
+import java.util
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.analysis.{NoSuchTableException, TableAlreadyExistsException}
+import org.apache.spark.sql.connector.catalog._
+import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import paimonspark.UnsupportedFeatureException
+import paimonspark.format.TablePaths
+import paimonspark.fs.{FileIO, HadoopConf}
+import paimonspark.table.{FileStoreTable, SchemaManager}
+
+/**
+ * A catalog whose table names are paths (`paimon_path.`/data/t``). Path-based DataFrame writes go
+ * through it, so that every save mode gets catalog semantics: create, append, overwrite.
+ */
+class PaimonPathCatalog extends TableCatalog {
+  private var catalogName: String = _
+
+  override def name(): String = catalogName
+
+  override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = catalogName = name
+
+  private def io: FileIO = new FileIO(new HadoopConf(SparkSession.active.sessionState.newHadoopConf()))
+
+  private def location(ident: Identifier): Path = new Path(ident.name())
+
+  override def listTables(namespace: Array[String]): Array[Identifier] = Array.empty
+
+  override def tableExists(ident: Identifier): Boolean = FileStoreTable.exists(io, location(ident))
+
+  override def loadTable(ident: Identifier): Table = {
+    if (!tableExists(ident)) throw new NoSuchTableException(Seq(ident.name()))
+    new SparkTable(FileStoreTable.load(io, location(ident)), ident.name())
+  }
+
+  override def createTable(ident: Identifier, info: TableInfo): Table =
+    createTable(ident, info.columns(), info.partitions(), info.properties())
+
+  override def createTable(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
+      properties: util.Map[String, String]): Table = {
+    val path = location(ident)
+    val schema = SparkSchemas.create(path.toString, columns.toSeq, partitions.toSeq, properties.asScala.toMap)
+    if (!new SchemaManager(io, new TablePaths(path)).publish(schema)) {
+      throw new TableAlreadyExistsException(Seq(ident.name()))
+    }
+    new SparkTable(new FileStoreTable(io, new TablePaths(path), schema), ident.name())
+  }
+
+  override def createTable(ident: Identifier, schema: StructType, partitions: Array[Transform],
+      properties: util.Map[String, String]): Table =
+    createTable(ident, schema.fields.map(f => Column.create(f.name, f.dataType, f.nullable)), partitions, properties)
+
+  override def alterTable(ident: Identifier, changes: TableChange*): Table =
+    throw new UnsupportedFeatureException(s"ALTER TABLE of path-based table ${ident.name()} is not supported")
+
+  /** Only used by Spark to undo a failed create-and-write. */
+  override def dropTable(ident: Identifier): Boolean = tableExists(ident) && io.delete(location(ident), recursive = true)
+
+  override def renameTable(oldIdent: Identifier, newIdent: Identifier): Unit =
+    throw new UnsupportedFeatureException("path-based tables cannot be renamed")
+}
+
+object PaimonPathCatalog {
+  val Name = "paimon_path"
+
+  /** The catalog identifier of a path, registering the catalog in the session on first use. */
+  def identifier(spark: SparkSession, path: String): String = {
+    val key = s"spark.sql.catalog.$Name"
+    if (!spark.conf.getOption(key).contains(classOf[PaimonPathCatalog].getName)) {
+      spark.conf.set(key, classOf[PaimonPathCatalog].getName)
+    }
+    s"$Name.`${path.replace("`", "``")}`"
+  }
+}

@@ -1,0 +1,112 @@
+"""Bad input gets a clear error naming what is wrong, before anything is written."""
+
+import pytest
+
+from conftest import table_dir
+from paimon_spark import CorruptFileError, InvalidOptionError, TableNotFoundError, UnsupportedFeatureError
+
+
+def snapshot_count(warehouse, name):
+    return len(list((table_dir(warehouse, name) / "snapshot").glob("snapshot-*")))
+
+
+def test_unknown_option_is_refused_and_nothing_is_created(spark, warehouse):
+    with pytest.raises(InvalidOptionError, match="unknown table option 'bukcet'"):
+        spark.sql("CREATE TABLE paimon.default.typo (a INT) TBLPROPERTIES ('bukcet' = '2')")
+    assert not table_dir(warehouse, "typo").exists()
+
+
+@pytest.mark.parametrize("option, value", [
+    ("target-file-size", "huge"),
+    ("manifest.merge-min-count", "-1"),
+    ("file.compression", "rar"),
+    ("metadata.stats-mode", "truncate(x)"),
+    ("write-only", "perhaps"),
+])
+def test_malformed_option_values_name_the_option(spark, warehouse, option, value):
+    with pytest.raises(InvalidOptionError, match=option.replace(".", r"\.")):
+        spark.sql(f"CREATE TABLE paimon.default.malformed (a INT) TBLPROPERTIES ('{option}' = '{value}')")
+    assert not table_dir(warehouse, "malformed").exists()
+
+
+@pytest.mark.parametrize("option, value", [
+    ("primary-key", "a"),
+    ("merge-engine", "partial-update"),
+    ("bucket", "4"),
+    ("file.format", "orc"),
+    ("changelog-producer", "input"),
+    ("snapshot.num-retained.max", "5"),
+])
+def test_valid_paimon_options_not_supported_yet_say_so(spark, warehouse, option, value):
+    with pytest.raises(UnsupportedFeatureError, match=f"'{option}'.*(not supported yet|does not support yet)"):
+        spark.sql(f"CREATE TABLE paimon.default.unsupported (a INT) TBLPROPERTIES ('{option}' = '{value}')")
+    assert not table_dir(warehouse, "unsupported").exists()
+
+
+def test_dataframe_with_a_wrong_schema_names_the_column(spark, warehouse):
+    spark.sql("CREATE TABLE paimon.default.strict (id INT NOT NULL, amount DOUBLE)")
+    with pytest.raises(Exception, match="id"):
+        spark.createDataFrame([(1.0,)], "amount DOUBLE").write.mode("append").saveAsTable("paimon.default.strict")
+    with pytest.raises(Exception, match="extra"):
+        spark.createDataFrame([(1, 2.0, "x")], "id INT, amount DOUBLE, extra STRING").write.mode(
+            "append").saveAsTable("paimon.default.strict")
+    with pytest.raises(Exception, match="amount"):
+        spark.createDataFrame([(1, "abc")], "id INT, amount STRING").writeTo("paimon.default.strict").append()
+    assert not (table_dir(warehouse, "strict") / "snapshot").exists()
+    # As in Spark's own tables and Delta, a missing nullable column is written as null.
+    spark.createDataFrame([(1,)], "id INT").write.mode("append").saveAsTable("paimon.default.strict")
+    assert [tuple(r) for r in spark.table("paimon.default.strict").collect()] == [(1, None)]
+
+
+def test_null_into_not_null_column_is_refused(spark, warehouse):
+    spark.sql("CREATE TABLE paimon.default.nn (id INT NOT NULL, v STRING)")
+    with pytest.raises(Exception, match="id"):
+        spark.sql("INSERT INTO paimon.default.nn VALUES (NULL, 'x')")
+    assert not (table_dir(warehouse, "nn") / "snapshot").exists()
+
+
+def test_reading_a_path_that_is_not_a_table(spark, tmp_path):
+    (tmp_path / "just-a-dir").mkdir()
+    with pytest.raises(TableNotFoundError, match="just-a-dir is not a Paimon table"):
+        spark.read.format("paimon").load(str(tmp_path / "just-a-dir")).collect()
+
+
+def test_overwrite_filter_on_a_data_column_is_refused(spark, warehouse):
+    spark.sql("CREATE TABLE paimon.default.owf (id INT, p STRING) PARTITIONED BY (p)")
+    spark.sql("INSERT INTO paimon.default.owf VALUES (1, 'a')")
+    from pyspark.sql.functions import col
+
+    with pytest.raises(Exception, match="(?i)overwrite"):
+        spark.createDataFrame([(2, "a")], "id INT, p STRING").writeTo("paimon.default.owf").overwrite(col("id") == 1)
+    assert snapshot_count(warehouse, "owf") == 1
+
+
+def corrupt(path):
+    path.write_bytes(path.read_bytes()[: max(1, path.stat().st_size // 2)])
+
+
+def test_truncated_snapshot_names_the_file(spark, warehouse):
+    spark.sql("CREATE TABLE paimon.default.broken_snap (a INT)")
+    spark.sql("INSERT INTO paimon.default.broken_snap VALUES (1)")
+    snapshot = table_dir(warehouse, "broken_snap") / "snapshot" / "snapshot-1"
+    corrupt(snapshot)
+    with pytest.raises(CorruptFileError, match="snapshot/snapshot-1"):
+        spark.table("paimon.default.broken_snap").collect()
+
+
+def test_corrupt_schema_names_the_file(spark, warehouse):
+    spark.sql("CREATE TABLE paimon.default.broken_schema (a INT)")
+    schema = table_dir(warehouse, "broken_schema") / "schema" / "schema-0"
+    schema.write_text('{"version": 3, "id": 0, "fields": [ {"id": 0, "name": "a", "ty')
+    with pytest.raises(CorruptFileError, match="schema/schema-0"):
+        spark.table("paimon.default.broken_schema").collect()
+
+
+def test_corrupt_manifest_names_the_file(spark, warehouse):
+    spark.sql("CREATE TABLE paimon.default.broken_manifest (a INT)")
+    spark.sql("INSERT INTO paimon.default.broken_manifest VALUES (1)")
+    manifests = [p for p in (table_dir(warehouse, "broken_manifest") / "manifest").iterdir()
+                 if p.name.startswith("manifest-") and not p.name.startswith("manifest-list-")]
+    corrupt(manifests[0])
+    with pytest.raises(CorruptFileError, match=manifests[0].name):
+        spark.table("paimon.default.broken_manifest").collect()
