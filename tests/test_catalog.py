@@ -20,6 +20,12 @@ def test_databases_create_show_drop(spark, warehouse):
     assert not (warehouse / "sales.db").exists()
 
 
+def test_database_properties_are_refused_not_dropped(spark, warehouse):
+    with pytest.raises(UnsupportedFeatureError, match="stores no database properties"):
+        spark.sql("CREATE DATABASE paimon.commented COMMENT 'hello'")
+    assert not (warehouse / "commented.db").exists()
+
+
 def test_create_table_writes_schema_zero(spark, warehouse):
     spark.sql(
         "CREATE TABLE paimon.default.events (id BIGINT NOT NULL COMMENT 'event id', kind STRING, dt DATE) "

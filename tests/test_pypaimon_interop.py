@@ -2,6 +2,8 @@
 
 import datetime as dt
 import math
+import os
+import time
 from decimal import Decimal
 
 import pandas as pd
@@ -13,6 +15,22 @@ from conftest import rows
 
 # Partition values that exercise Java's path escaping and the default partition name.
 AWKWARD = ["plain", "with space", "a/b", "c:d", "k=v", "100%", "ünï©ødé", None, ""]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def utc(spark):
+    """Spark hands out TIMESTAMP values as naive local times; compare them in UTC on both sides."""
+    previous = os.environ.get("TZ")
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    yield
+    spark.conf.unset("spark.sql.session.timeZone")
+    if previous is None:
+        del os.environ["TZ"]
+    else:
+        os.environ["TZ"] = previous
+    time.tzset()
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +67,7 @@ def spark_rows(spark, name, columns):
         ("INT", [1, -7, 2147483647, None]),
         ("DATE", [dt.date(2024, 1, 1), dt.date(1969, 12, 31), None]),
         ("TIMESTAMP_NTZ", [dt.datetime(2024, 1, 1, 12, 0), dt.datetime(2024, 1, 1, 12, 0, 1, 123000), None]),
+        ("TIMESTAMP", [dt.datetime(2024, 1, 1, 12, 0), dt.datetime(2023, 7, 1, 0, 0, 0, 5), None]),
         ("DECIMAL(12, 3)", [Decimal("1.500"), Decimal("-99999.125"), None]),
     ],
 )

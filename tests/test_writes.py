@@ -49,6 +49,15 @@ def test_insert_overwrite_whole_table(spark, warehouse):
     assert snap["commitKind"] == "OVERWRITE" and snap["totalRecordCount"] == 1
 
 
+def test_overwrite_with_no_rows_empties_its_scope(spark):
+    spark.sql("CREATE TABLE paimon.default.owe (id INT, p STRING) PARTITIONED BY (p)")
+    spark.sql("INSERT INTO paimon.default.owe VALUES (1, 'a'), (2, 'b')")
+    spark.sql("INSERT OVERWRITE paimon.default.owe PARTITION (p = 'a') SELECT 1 WHERE false")
+    assert rows(spark.table("paimon.default.owe")) == [(2, "b")]
+    spark.sql("INSERT OVERWRITE paimon.default.owe SELECT 1, 'x' WHERE false")
+    assert spark.table("paimon.default.owe").count() == 0
+
+
 def test_insert_overwrite_static_partition(spark):
     spark.sql("CREATE TABLE paimon.default.ows (id INT, p STRING, q INT) PARTITIONED BY (p, q)")
     spark.sql("INSERT INTO paimon.default.ows VALUES (1, 'a', 1), (2, 'a', 2), (3, 'b', 1)")

@@ -190,10 +190,4 @@ object BinaryRow {
       out
     }
   }
-
-  /** Convenience for tests and literals: a row from plain internal values. */
-  def rowOf(values: Any*): InternalRow = new GenericInternalRow(values.map {
-    case s: String => UTF8String.fromString(s)
-    case other => other
-  }.toArray[Any])
 }

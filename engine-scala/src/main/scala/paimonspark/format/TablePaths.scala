@@ -14,7 +14,6 @@ final class TablePaths(val root: Path) extends Serializable {
   def snapshotDir: Path = new Path(root, "snapshot")
   def snapshotFile(id: Long): Path = new Path(snapshotDir, s"$SnapshotPrefix$id")
   def latestHint: Path = new Path(snapshotDir, "LATEST")
-  def earliestHint: Path = new Path(snapshotDir, "EARLIEST")
 
   def manifestDir: Path = new Path(root, "manifest")
   def manifestFile(name: String): Path = new Path(manifestDir, name)

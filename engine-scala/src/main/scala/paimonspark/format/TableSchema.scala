@@ -25,8 +25,6 @@ final case class TableSchema(
   /** Columns stored in data files but not partition columns. */
   def nonPartitionFields: Seq[DataField] = fields.filterNot(f => partitionKeys.contains(f.name))
 
-  /** Primary key minus partition columns: the key stored in `_MIN_KEY`/`_MAX_KEY`. */
-  def trimmedPrimaryKeys: Seq[String] = primaryKeys.filterNot(partitionKeys.contains)
 
   def partitionRowType: Seq[DataType] = partitionFields.map(_.dataType)
 }

@@ -15,7 +15,7 @@ import org.apache.parquet.io.{OutputFile, PositionOutputStream}
  * `publish` is the one operation with a concurrency contract: it creates a file only if it does not
  * exist yet, atomically, so that two processes racing for the same snapshot id cannot both win.
  */
-final class FileIO(conf: HadoopConf) extends Serializable {
+class FileIO(conf: HadoopConf) extends Serializable {
 
   def hadoopConf: HadoopConf = conf
 

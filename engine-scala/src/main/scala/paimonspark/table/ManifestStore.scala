@@ -4,7 +4,7 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 
-import paimonspark.{CorruptFileException, PaimonException}
+import paimonspark.PaimonException
 import paimonspark.format._
 import paimonspark.fs.FileIO
 
@@ -18,16 +18,11 @@ final class ManifestStore(io: FileIO, paths: TablePaths, schema: TableSchema) {
   private val listNames = new FileNamer(TablePaths.ManifestListPrefix, "")
   private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
 
-  def readList(name: String): Seq[ManifestFileMeta] = parse(name)(ManifestAvro.readFileMetas)
+  def readList(name: String): Seq[ManifestFileMeta] =
+    MetadataFile.read(io, paths.manifestFile(name))(ManifestAvro.readFileMetas)
 
-  def readManifest(name: String): Seq[ManifestEntry] = parse(name)(ManifestAvro.readEntries)
-
-  private def parse[T](name: String)(decode: Array[Byte] => T): T = {
-    val file = paths.manifestFile(name)
-    val bytes = io.readBytes(file)
-    try decode(bytes)
-    catch { case e: Exception => throw new CorruptFileException(file.toString, e) }
-  }
+  def readManifest(name: String): Seq[ManifestEntry] =
+    MetadataFile.read(io, paths.manifestFile(name))(ManifestAvro.readEntries)
 
   /** All data manifests of a snapshot: its base list followed by its delta list. */
   def dataManifests(snapshot: Snapshot): Seq[ManifestFileMeta] =

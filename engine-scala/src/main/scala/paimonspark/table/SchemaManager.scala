@@ -1,6 +1,8 @@
 package paimonspark.table
 
-import paimonspark.{CorruptFileException, TableNotFoundException}
+import java.nio.charset.StandardCharsets.UTF_8
+
+import paimonspark.TableNotFoundException
 import paimonspark.format.{SchemaJson, TablePaths, TableSchema}
 import paimonspark.fs.FileIO
 
@@ -15,16 +17,12 @@ final class SchemaManager(io: FileIO, paths: TablePaths) extends Serializable {
   def latestOrFail(): TableSchema =
     latest().getOrElse(throw new TableNotFoundException(s"${paths.root} is not a Paimon table (no schema/schema-N file)"))
 
-  def read(id: Long): TableSchema = {
-    val file = paths.schemaFile(id)
-    val text = io.readUtf8(file)
-    try SchemaJson.read(text)
-    catch { case e: Exception => throw new CorruptFileException(file.toString, e) }
-  }
+  def read(id: Long): TableSchema =
+    MetadataFile.read(io, paths.schemaFile(id))(bytes => SchemaJson.read(new String(bytes, UTF_8)))
 
   /** Publishes `schema` under its id; false if a schema with that id already exists. */
   def publish(schema: TableSchema): Boolean = {
     io.mkdirs(paths.schemaDir)
-    io.publish(paths.schemaFile(schema.id), SchemaJson.write(schema).getBytes("UTF-8"))
+    io.publish(paths.schemaFile(schema.id), SchemaJson.write(schema).getBytes(UTF_8))
   }
 }

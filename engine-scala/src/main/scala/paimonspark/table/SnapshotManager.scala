@@ -2,12 +2,11 @@ package paimonspark.table
 
 import java.nio.charset.StandardCharsets.UTF_8
 
-import paimonspark.CorruptFileException
 import paimonspark.format.{Snapshot, SnapshotJson, TablePaths}
 import paimonspark.fs.FileIO
 
 /**
- * Finds and publishes `snapshot/snapshot-N`. The LATEST and EARLIEST hints are only hints, read
+ * Finds and publishes `snapshot/snapshot-N`. The LATEST hint is only a hint, read
  * as Java reads them: LATEST is trusted when the next id does not exist, otherwise the directory
  * is listed; a missing or malformed hint is no hint.
  */
@@ -23,25 +22,14 @@ final class SnapshotManager(io: FileIO, paths: TablePaths) extends Serializable 
     }
   }
 
-  def earliestId(): Option[Long] = {
-    val hint = io.readUtf8IfExists(paths.earliestHint).flatMap(_.trim.toLongOption)
-    hint match {
-      case Some(id) if snapshotExists(id) => Some(id)
-      case _ => listIds().headOption
-    }
-  }
 
   def listIds(): Seq[Long] =
     io.list(paths.snapshotDir).flatMap(s => TablePaths.idOf(s.getPath.getName, TablePaths.SnapshotPrefix)).sorted
 
   def latest(): Option[Snapshot] = latestId().map(read)
 
-  def read(id: Long): Snapshot = {
-    val file = paths.snapshotFile(id)
-    val text = io.readUtf8(file)
-    try SnapshotJson.read(text)
-    catch { case e: Exception => throw new CorruptFileException(file.toString, e) }
-  }
+  def read(id: Long): Snapshot =
+    MetadataFile.read(io, paths.snapshotFile(id))(bytes => SnapshotJson.read(new String(bytes, UTF_8)))
 
   /** Publishes a snapshot if its id is still free; the linearization point of every commit. */
   def publish(snapshot: Snapshot): Boolean = {

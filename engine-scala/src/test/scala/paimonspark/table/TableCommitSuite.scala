@@ -1,0 +1,84 @@
+package paimonspark.table
+
+import java.nio.file.Files
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.scalatest.funsuite.AnyFunSuite
+
+import paimonspark.CommitConflictException
+import paimonspark.format._
+import paimonspark.fs.{FileIO, HadoopConf}
+
+/** Commits racing for the same snapshot id, made deterministic by a filesystem that lets a rival go first. */
+class TableCommitSuite extends AnyFunSuite {
+  private val conf = new HadoopConf(new Configuration())
+  private val schema = TableSchema(0, Seq(DataField(0, "a", DataTypes.int)), 0, Nil, Nil, Map.empty, None, 0L)
+
+  private def entry(name: String): ManifestEntry = ManifestEntry(FileKind.Add, BinaryRow.EmptySerialized, 0, -1,
+    DataFileMeta(name, 10L, 1L, BinaryRow.EmptySerialized, BinaryRow.EmptySerialized, SimpleStats.Empty,
+      SimpleStats.Empty, 0L, 0L, 0L, 0, Nil, None, Some(0L), None, Some(FileSource.Append), Some(Nil), None, None, None))
+
+  /** A table whose filesystem runs `rival` once, right before the first attempt to publish `snapshot`. */
+  private def racingTables(snapshot: String)(rival: FileStoreTable => Unit): (FileStoreTable, FileStoreTable) = {
+    val paths = new TablePaths(new Path(Files.createTempDirectory("commit").toUri))
+    val plain = new FileStoreTable(new FileIO(conf), paths, schema)
+    assert(plain.schemaManager.publish(schema))
+    var raced = false
+    val io = new FileIO(conf) {
+      override def publish(target: Path, bytes: Array[Byte]): Boolean = {
+        if (target.getName == snapshot && !raced) {
+          raced = true
+          rival(plain)
+        }
+        super.publish(target, bytes)
+      }
+    }
+    (plain, new FileStoreTable(io, paths, schema))
+  }
+
+  private def liveFiles(t: FileStoreTable): Set[String] = {
+    val snapshot = t.snapshotManager.latest().get
+    val store = t.newManifestStore()
+    store.liveFiles(store.dataManifests(snapshot)).map(_.file.fileName).toSet
+  }
+
+  test("an append that loses the race re-bases and lands in the next snapshot") {
+    val (plain, racing) = racingTables("snapshot-1")(t => t.newCommit("rival").commit(Seq(entry("rival")), None))
+    assert(racing.newCommit("me").commit(Seq(entry("mine")), None).contains(2L))
+    assert(liveFiles(plain) == Set("rival", "mine"))
+    assert(plain.snapshotManager.read(2).deltaRecordCount == 1 && plain.snapshotManager.read(2).totalRecordCount == 2)
+  }
+
+  test("an overwrite whose files were removed meanwhile fails with a conflict and commits nothing") {
+    val (plain, racing) = racingTables("snapshot-2")(t =>
+      t.newCommit("rival").commit(Seq(entry("rival")), Some(OverwriteScope.WholeTable)))
+    plain.newCommit("setup").commit(Seq(entry("old")), None)
+    val error = intercept[CommitConflictException] {
+      racing.newCommit("me").commit(Seq(entry("mine")), Some(OverwriteScope.WholeTable))
+    }
+    assert(error.getMessage.contains("already removed") && error.getMessage.contains("old"))
+    assert(plain.snapshotManager.latestId().contains(2L))
+    assert(liveFiles(plain) == Set("rival"))
+  }
+
+  test("an overwrite that loses the race to an append replaces what is live when it commits") {
+    val (plain, racing) = racingTables("snapshot-2")(t => t.newCommit("rival").commit(Seq(entry("appended")), None))
+    plain.newCommit("setup").commit(Seq(entry("old")), None)
+    assert(racing.newCommit("me").commit(Seq(entry("mine")), Some(OverwriteScope.WholeTable)).contains(3L))
+    assert(liveFiles(plain) == Set("mine"))
+    assert(plain.snapshotManager.read(3).commitKind == CommitKind.Overwrite)
+  }
+
+  test("the manifests of a lost attempt are removed again") {
+    val (plain, racing) = racingTables("snapshot-1")(t => t.newCommit("rival").commit(Seq(entry("rival")), None))
+    racing.newCommit("me").commit(Seq(entry("mine")), None)
+    val referenced = (1L to 2L).flatMap { id =>
+      val s = plain.snapshotManager.read(id)
+      val store = plain.newManifestStore()
+      Seq(s.baseManifestList, s.deltaManifestList) ++ store.dataManifests(s).map(_.fileName)
+    }.toSet
+    val onDisk = plain.io.list(plain.paths.manifestDir).map(_.getPath.getName).toSet
+    assert(onDisk == referenced)
+  }
+}
