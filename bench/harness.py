@@ -1,0 +1,110 @@
+"""Shared benchmark plumbing: timing, machine facts, and writing results as Markdown, JSON and a plot.
+
+A workload module measures a candidate system (paimon) against a baseline (plain Parquet) and
+returns Comparison records; everything here is independent of what was measured.
+"""
+
+from __future__ import annotations
+
+import datetime
+import gc
+import json
+import os
+import platform
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Comparison:
+    """One workload timed on a baseline and a candidate over the same rows."""
+
+    workload: str
+    rows: int
+    baseline: str
+    candidate: str
+    baseline_seconds: list[float] = field(default_factory=list)
+    candidate_seconds: list[float] = field(default_factory=list)
+    goal: float = 0.9  # the candidate must reach this fraction of the baseline's throughput
+
+    def rows_per_s(self, seconds: list[float]) -> float:
+        # The median ignores a single outlier run (a GC pause, a page-cache miss) in either direction.
+        return self.rows / statistics.median(seconds)
+
+    @property
+    def ratio(self) -> float:
+        return self.rows_per_s(self.candidate_seconds) / self.rows_per_s(self.baseline_seconds)
+
+    @property
+    def passed(self) -> bool:
+        return self.ratio >= self.goal
+
+    def summary(self) -> dict:
+        return {**asdict(self), "baseline_rows_per_s": self.rows_per_s(self.baseline_seconds),
+                "candidate_rows_per_s": self.rows_per_s(self.candidate_seconds),
+                "ratio": self.ratio, "passed": self.passed}
+
+
+def timed(spark, action) -> float:
+    """Wall-clock seconds of action(); JVM and Python garbage is collected first, outside the timing,
+    so one run's leftovers are not charged to the next."""
+    gc.collect()
+    spark.sparkContext._jvm.System.gc()
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def machine_info(spark, extra: dict | None = None) -> dict:
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+               platform.processor()) if os.path.exists("/proc/cpuinfo") else platform.processor()
+    jvm = spark.sparkContext._jvm
+    return {"date": datetime.datetime.now().isoformat(timespec="seconds"), "cores": os.cpu_count(), "cpu": cpu,
+            "spark_master": spark.sparkContext.master, "spark": spark.version,
+            "java": jvm.System.getProperty("java.version"),
+            "driver_heap_gib": round(jvm.Runtime.getRuntime().maxMemory() / 2**30, 1),
+            "python": platform.python_version(), "os": platform.platform(), **(extra or {})}
+
+
+def write_results(out_dir: Path, name: str, title: str, results: list[Comparison], info: dict) -> list[Path]:
+    """Writes <name>.json, <name>.md and <name>.png into out_dir and returns their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path, md_path, png_path = (out_dir / f"{name}.{ext}" for ext in ("json", "md", "png"))
+    json_path.write_text(json.dumps({"benchmark": name, "title": title, "machine": info,
+                                     "results": [r.summary() for r in results]}, indent=2) + "\n")
+    lines = [f"# {title}", "",
+             "| workload | rows | {b} rows/s | {c} rows/s | ratio {c}/{b} | goal | result |".format(
+                 b=results[0].baseline, c=results[0].candidate),
+             "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for r in results:
+        lines.append(f"| {r.workload} | {r.rows:,} | {r.rows_per_s(r.baseline_seconds):,.0f} | "
+                     f"{r.rows_per_s(r.candidate_seconds):,.0f} | {r.ratio:.2f}x | >= {r.goal:.2f}x | "
+                     f"{'pass' if r.passed else 'FAIL'} |")
+    lines += ["", f"Median of {len(results[0].baseline_seconds)} runs each, order alternated between runs. "
+              f"Raw seconds are in `{json_path.name}`.", "", "## Machine", ""]
+    lines += [f"- {k}: {v}" for k, v in info.items()]
+    md_path.write_text("\n".join(lines) + "\n")
+    plot(png_path, title, results)
+    return [md_path, json_path, png_path]
+
+
+def plot(path: Path, title: str, results: list[Comparison]) -> None:
+    import matplotlib
+    matplotlib.use("Agg")  # no display: render straight to a file
+    import matplotlib.pyplot as plt
+
+    width, xs = 0.38, range(len(results))
+    fig, ax = plt.subplots(figsize=(1.5 + 2.2 * len(results), 4.2))
+    for offset, side, color in ((-width / 2, "baseline", "#8c8c8c"), (width / 2, "candidate", "#2b7bba")):
+        values = [r.rows_per_s(getattr(r, f"{side}_seconds")) / 1e6 for r in results]
+        bars = ax.bar([x + offset for x in xs], values, width, label=getattr(results[0], side), color=color)
+        ax.bar_label(bars, fmt="%.2f", fontsize=8)
+    ax.set_xticks(list(xs), [f"{r.workload}\n{r.ratio:.2f}x" for r in results])
+    ax.set_ylabel("million rows / s (higher is better)")
+    ax.set_title(title, fontsize=10)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -1,0 +1,36 @@
+package paimonspark.format
+
+import java.nio.{ByteBuffer, ByteOrder}
+
+/**
+ * Paimon's default bucket function: MurmurHash3 (x86, 32-bit) with seed 42 over the bytes of the
+ * bucket key's BinaryRow, read as little-endian 4-byte words (`MurmurHashUtils.hashBytesByWords`),
+ * and `abs(hash % buckets)`. Java, pypaimon and this engine must agree key for key, or a later writer
+ * puts a key in a second bucket.
+ */
+object BucketHash {
+  private val Seed = 42
+
+  /** The hash of a BinaryRow's bytes (without the arity prefix); their length is a multiple of 8. */
+  def hash(rowBytes: Array[Byte]): Int = {
+    require(rowBytes.length % 4 == 0, s"a BinaryRow has a length divisible by 4, not ${rowBytes.length}")
+    val words = ByteBuffer.wrap(rowBytes).order(ByteOrder.LITTLE_ENDIAN)
+    var h = Seed
+    var i = 0
+    while (i < rowBytes.length) {
+      var k = words.getInt(i) * 0xcc9e2d51
+      k = Integer.rotateLeft(k, 15) * 0x1b873593
+      h = Integer.rotateLeft(h ^ k, 13) * 5 + 0xe6546b64
+      i += 4
+    }
+    h ^= rowBytes.length
+    h ^= h >>> 16
+    h *= 0x85ebca6b
+    h ^= h >>> 13
+    h *= 0xc2b2ae35
+    h ^ (h >>> 16)
+  }
+
+  /** The bucket of a key among `buckets`, with Java's truncating remainder. */
+  def bucket(rowBytes: Array[Byte], buckets: Int): Int = math.abs(hash(rowBytes) % buckets)
+}
