@@ -138,18 +138,3 @@ def test_we_read_pypaimon_tables_after_several_commits(spark, oracle):
     pypaimon_append(oracle, "pyside.orders", pa.Table.from_pylist(
         [{"id": 1000, "name": "py", "amount": 1.0, "dt": "2024-01-03"}], schema=arrow_schema))
     assert spark.table("paimon.pyside.orders").count() == 42
-
-
-def test_primary_key_tables_from_pypaimon_are_refused_not_misread(spark, oracle):
-    from paimon_spark import UnsupportedFeatureError
-
-    oracle.create_database("pyside", True)
-    arrow_schema = pa.schema([pa.field("k", pa.int64(), nullable=False), ("v", pa.string())])
-    oracle.create_table("pyside.keyed", Schema.from_pyarrow_schema(
-        arrow_schema, primary_keys=["k"], options={"bucket": "2"}), False)
-    for value in ("first", "second"):  # two versions of key 1: a raw read would return both
-        pypaimon_append(oracle, "pyside.keyed", pa.Table.from_pylist([{"k": 1, "v": value}], schema=arrow_schema))
-    with pytest.raises(UnsupportedFeatureError, match="primary key"):
-        spark.table("paimon.pyside.keyed").collect()
-    with pytest.raises(UnsupportedFeatureError, match="primary key"):
-        spark.sql("INSERT INTO paimon.pyside.keyed VALUES (2, 'x')")

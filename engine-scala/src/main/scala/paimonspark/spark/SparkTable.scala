@@ -38,10 +38,6 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
     (if (pathBased) Set(BATCH_READ) else Set(BATCH_READ, BATCH_WRITE, TRUNCATE, OVERWRITE_BY_FILTER, OVERWRITE_DYNAMIC)).asJava
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
-    if (store.isPrimaryKeyTable) {
-      throw new UnsupportedFeatureException(s"table $tableName has a primary key; reading primary-key tables " +
-        "(merge-on-read) is not supported yet")
-    }
     new PaimonScanBuilder(store)
   }
 

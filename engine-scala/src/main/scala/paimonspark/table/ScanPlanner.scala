@@ -78,6 +78,8 @@ final class ScanPlanner(table: FileStoreTable) {
       case Some(p) =>
         val v = partition.values(p)
         ColumnRange(v, v, Some(if (v == null) file.rowCount else 0L), file.rowCount)
+      // Value stats of a primary-key table describe all versions of its keys, not the merged rows.
+      case None if table.isPrimaryKeyTable => unknown(file.rowCount)
       case None =>
         val pos = statsFields.indexWhere(_.id == schema.fields(i).id)
         if (pos < 0 || bounds.isEmpty) unknown(file.rowCount)

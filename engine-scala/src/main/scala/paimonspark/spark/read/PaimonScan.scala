@@ -2,20 +2,13 @@ package paimonspark.spark.read
 
 import java.util.OptionalLong
 
-import org.apache.hadoop.conf.Configuration
-import org.apache.parquet.hadoop.ParquetInputFormat
 import org.apache.spark.paths.SparkPath
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
-import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
 import org.apache.spark.sql.connector.read._
 import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile}
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetOptions, ParquetReadSupport, ParquetWriteSupport}
-import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetPartitionReaderFactory
-import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
-import org.apache.spark.util.SerializableConfiguration
 
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format.SparkTypes
@@ -77,24 +70,8 @@ final class PaimonScan(table: FileStoreTable, required: StructType, filters: Seq
   }
 
   override def createReaderFactory(): PartitionReaderFactory = {
-    val spark = SparkSession.active
-    val conf = spark.sessionState.conf
-    // The settings Spark's Parquet read support and schema converter look up in the Hadoop conf.
-    val hadoopConf = new Configuration(table.io.hadoopConf.value)
-    val requested = SparkTypes.physical(readDataSchema)
-    hadoopConf.set(ParquetInputFormat.READ_SUPPORT_CLASS, classOf[ParquetReadSupport].getName)
-    hadoopConf.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA, requested.json)
-    ParquetWriteSupport.setSchema(requested, hadoopConf)
-    hadoopConf.set(SQLConf.SESSION_LOCAL_TIMEZONE.key, conf.sessionLocalTimeZone)
-    hadoopConf.setBoolean(SQLConf.NESTED_SCHEMA_PRUNING_ENABLED.key, conf.nestedSchemaPruningEnabled)
-    Seq(SQLConf.CASE_SENSITIVE, SQLConf.PARQUET_BINARY_AS_STRING, SQLConf.PARQUET_INT96_AS_TIMESTAMP,
-      SQLConf.PARQUET_INFER_TIMESTAMP_NTZ_ENABLED, SQLConf.LEGACY_PARQUET_NANOS_AS_LONG,
-      SQLConf.PARQUET_FIELD_ID_READ_ENABLED, SQLConf.PARQUET_IGNORE_VARIANT_ANNOTATION,
-      SQLConf.PARQUET_READER_RESPECT_UNKNOWN_TYPE_ANNOTATION, SQLConf.TIMESTAMP_NANOS_TYPES_ENABLED)
-      .foreach(entry => hadoopConf.set(entry.key, conf.getConfString(entry.key, entry.defaultValueString)))
-    val broadcastConf = spark.sparkContext.broadcast(new SerializableConfiguration(hadoopConf))
-    val dataFilters = filters.filter(_.references.forall(a => !partitionNames.contains(a))).toArray
-    ParquetPartitionReaderFactory(conf, broadcastConf, dataSchema, requested,
-      SparkTypes.physical(readPartitionSchema), dataFilters, None, new ParquetOptions(CaseInsensitiveMap(Map.empty[String, String]), conf))
+    val dataFilters = filters.filter(_.references.forall(a => !partitionNames.contains(a)))
+    ParquetReaders.factory(table.io.hadoopConf.value, dataSchema, SparkTypes.physical(readDataSchema),
+      SparkTypes.physical(readPartitionSchema), dataFilters)
   }
 }

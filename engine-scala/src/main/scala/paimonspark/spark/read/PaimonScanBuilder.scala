@@ -29,6 +29,7 @@ final class PaimonScanBuilder(table: FileStoreTable)
 
   override def build(): Scan = {
     val predicate = pushed.toSeq.flatMap(converter.convert).reduceOption(paimonspark.table.Predicate.And)
-    new PaimonScan(table, required, pushed.toSeq, predicate)
+    if (table.isPrimaryKeyTable) new PrimaryKeyScan(table, required, predicate)
+    else new PaimonScan(table, required, pushed.toSeq, predicate)
   }
 }

@@ -1,0 +1,55 @@
+package paimonspark.lsm
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.InternalRow
+
+/**
+ * A k-way merge of sorted runs (each a key-sorted iterator over copied rows) that hands each key's
+ * versions, oldest first by sequence number, to a merge engine and yields the engine's results.
+ * Runs are ordered by key, then by `_SEQUENCE_NUMBER`, as Paimon's sort-merge reader orders them.
+ */
+final class SortedRunMerge(runs: Seq[Iterator[InternalRow]], keyOrdering: Ordering[InternalRow], engine: MergeEngine)
+    extends Iterator[InternalRow] {
+
+  import SortedRunMerge.Head
+
+  private val byKeyThenSequence: Ordering[Head] = (a: Head, b: Head) => {
+    val byKey = keyOrdering.compare(a.row, b.row)
+    if (byKey != 0) byKey else java.lang.Long.compare(KeyValue.sequence(a.row), KeyValue.sequence(b.row))
+  }
+  // A max-heap, reversed: the smallest (key, sequence) comes out first.
+  private val heads = mutable.PriorityQueue.empty[Head](byKeyThenSequence.reverse)
+  runs.indices.foreach(advance)
+
+  private var pending: Option[InternalRow] = None
+
+  private def advance(run: Int): Unit = if (runs(run).hasNext) heads.enqueue(Head(runs(run).next(), run))
+
+  override def hasNext: Boolean = {
+    while (pending.isEmpty && heads.nonEmpty) {
+      engine.reset()
+      val first = heads.dequeue()
+      engine.add(first.row)
+      advance(first.run)
+      while (heads.nonEmpty && keyOrdering.compare(heads.head.row, first.row) == 0) {
+        val same = heads.dequeue()
+        engine.add(same.row)
+        advance(same.run)
+      }
+      pending = engine.result()
+    }
+    pending.nonEmpty
+  }
+
+  override def next(): InternalRow = {
+    if (!hasNext) throw new NoSuchElementException
+    val row = pending.get
+    pending = None
+    row
+  }
+}
+
+private object SortedRunMerge {
+  final case class Head(row: InternalRow, run: Int)
+}

@@ -1,0 +1,103 @@
+package paimonspark.spark.read
+
+import java.util.OptionalLong
+
+import org.apache.spark.paths.SparkPath
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+import org.apache.spark.sql.connector.read._
+import org.apache.spark.sql.execution.datasources.PartitionedFile
+import org.apache.spark.sql.types.{ByteType, LongType, StructField, StructType}
+
+import paimonspark.UnsupportedFeatureException
+import paimonspark.format.SparkTypes
+import paimonspark.lsm.KeyValue
+import paimonspark.table.{FileStoreTable, Predicate}
+
+/** The files of one (partition, bucket) of a primary-key table, merged on read. */
+final case class MergeSplit(partitionValues: InternalRow, files: Array[PartitionedFile]) extends InputPartition
+
+/**
+ * A batch scan of a primary-key table: every (partition, bucket) is one split whose files are
+ * merged by key. Filters on value columns are never pushed into the files: skipping an old
+ * file's row group could resurrect an older version of a key; Spark applies them after the merge.
+ */
+final class PrimaryKeyScan(table: FileStoreTable, required: StructType, predicate: Option[Predicate])
+    extends Scan with Batch with SupportsReportStatistics {
+
+  private val schema = table.schema
+  private val partitionNames = schema.partitionKeys.toSet
+  private val keyNames = schema.primaryKeys.filterNot(partitionNames.contains)
+  private val readDataSchema = StructType(required.filterNot(f => partitionNames.contains(f.name)))
+  private val readPartitionSchema = StructType(required.filter(f => partitionNames.contains(f.name)))
+  private val partitionPositions = readPartitionSchema.map(f => schema.partitionKeys.indexOf(f.name))
+  private val tableStruct = SparkTypes.physical(SparkTypes.toSparkStruct(schema.fields, withFieldIds = false))
+
+  /** What the merge reads of each file: sequence, kind, the key, then the other required columns. */
+  private val mergeSchema: StructType = {
+    val system = Seq(StructField("_SEQUENCE_NUMBER", LongType, nullable = false),
+      StructField("_VALUE_KIND", ByteType, nullable = false))
+    val keys = keyNames.map(k => tableStruct(k))
+    val rest = readDataSchema.filterNot(f => keyNames.contains(f.name)).map(f => tableStruct(f.name))
+    StructType(system ++ keys ++ rest)
+  }
+
+  private lazy val splits = {
+    checkSupported()
+    table.newScan().plan(table.snapshotManager.latest(), predicate)
+  }
+
+  private def checkSupported(): Unit = {
+    val options = schema.options
+    val engine = options.getOrElse("merge-engine", "deduplicate")
+    val unsupported = Seq(
+      Option.when(engine != "deduplicate")(s"merge-engine=$engine"),
+      options.get("sequence.field").map(_ => "sequence.field"),
+      options.get("deletion-vectors.enabled").filter(_.equalsIgnoreCase("true")).map(_ => "deletion vectors"),
+      Option.when(table.options.bucket == -2)("bucket=-2 (postpone)")).flatten
+    unsupported.headOption.foreach { what =>
+      throw new UnsupportedFeatureException(s"table ${table.location} uses $what; reading it is not supported yet " +
+        "(primary-key tables are read with the deduplicate engine only)")
+    }
+  }
+
+  override def readSchema(): StructType = StructType(readDataSchema ++ readPartitionSchema)
+
+  override def toBatch: Batch = this
+
+  override def description(): String =
+    s"PaimonScan (merge on read) ${table.location} [${readSchema().fieldNames.mkString(", ")}]"
+
+  override def estimateStatistics(): Statistics = new Statistics {
+    override def sizeInBytes(): OptionalLong = OptionalLong.of(splits.flatMap(_.files).map(_.fileSize).sum)
+    override def numRows(): OptionalLong = OptionalLong.of(splits.flatMap(_.files).map(_.rowCount).sum)
+  }
+
+  override def planInputPartitions(): Array[InputPartition] = splits.map { split =>
+    val values = new GenericInternalRow(partitionPositions.map(p => split.partition.values(p)).toArray[Any])
+    val files = split.files.map { f =>
+      if (!f.fileName.endsWith(".parquet")) {
+        throw new UnsupportedFeatureException(s"table ${table.location}: data file ${f.fileName} is not Parquet; " +
+          "only Parquet data files can be read yet")
+      }
+      val path = table.dataFilePath(split.partitionBytes, split.bucket, f)
+      PartitionedFile(InternalRow.empty, SparkPath.fromPath(path), 0L, f.fileSize, Array.empty[String], 0L, f.fileSize,
+        Map.empty)
+    }
+    MergeSplit(values, files.toArray): InputPartition
+  }.toArray
+
+  override def createReaderFactory(): PartitionReaderFactory = {
+    val fileSchema = StructType(keyNames.map(k => tableStruct(k).copy(name = s"_KEY_$k")) ++
+      Seq(StructField("_SEQUENCE_NUMBER", LongType, nullable = false), StructField("_VALUE_KIND", ByteType, nullable = false)) ++
+      tableStruct.fields)
+    val parquet = ParquetReaders.factory(table.io.hadoopConf.value, fileSchema, mergeSchema, new StructType(), Nil,
+      vectorized = false)
+    val outputOrdinals = readDataSchema.map(f => mergeSchema.fieldIndex(f.name))
+    new MergeReaderFactory(parquet, mergeSchema, keyNames.indices.map(_ + 2), outputOrdinals,
+      readPartitionSchema, ignoreDelete = schema.options.get("ignore-delete").exists(_.equalsIgnoreCase("true")))
+  }
+
+  // Keep the layout contract of KeyValue visible where the merge schema is built.
+  require(KeyValue.SequenceOrdinal == 0 && KeyValue.KindOrdinal == 1)
+}

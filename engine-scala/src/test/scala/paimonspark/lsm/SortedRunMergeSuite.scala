@@ -1,0 +1,44 @@
+package paimonspark.lsm
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+import org.scalatest.funsuite.AnyFunSuite
+
+/** Merging hand-made sorted runs: rows are (sequence, kind, key, value). */
+class SortedRunMergeSuite extends AnyFunSuite {
+  private def kv(seq: Long, kind: Byte, key: Int, value: String): InternalRow =
+    new GenericInternalRow(Array[Any](seq, kind, key, value))
+  private val byKey: Ordering[InternalRow] = Ordering.by[InternalRow, Int](_.getInt(2))
+
+  private def merge(runs: Seq[Seq[InternalRow]], ignoreDelete: Boolean = false): Seq[(Int, String)] =
+    new SortedRunMerge(runs.map(_.iterator), byKey, new DeduplicateEngine(ignoreDelete)).map(r =>
+      (r.getInt(2), r.get(3, null).asInstanceOf[String])).toSeq
+
+  import KeyValue._
+
+  test("the highest sequence number of a key wins, whichever run holds it") {
+    val old = Seq(kv(1, Insert, 1, "a1"), kv(2, Insert, 2, "b1"), kv(3, Insert, 4, "d1"))
+    val newer = Seq(kv(5, UpdateAfter, 1, "a2"), kv(6, Insert, 3, "c1"))
+    val newest = Seq(kv(4, Insert, 2, "b-older-than-run-order"), kv(9, UpdateAfter, 4, "d3"))
+    assert(merge(Seq(newest, old, newer)) == Seq(1 -> "a2", 2 -> "b-older-than-run-order", 3 -> "c1", 4 -> "d3"))
+  }
+
+  test("a key whose newest version is a retraction is gone") {
+    val base = Seq(kv(1, Insert, 1, "a"), kv(2, Insert, 2, "b"))
+    val changes = Seq(kv(3, Delete, 1, "a"), kv(4, UpdateBefore, 2, "b"))
+    assert(merge(Seq(base, changes)) == Nil)
+    assert(merge(Seq(base, changes, Seq(kv(5, Insert, 1, "again")))) == Seq(1 -> "again"))
+  }
+
+  test("with ignore-delete, retractions never win") {
+    val base = Seq(kv(1, Insert, 1, "a"))
+    val delete = Seq(kv(2, Delete, 1, "a"))
+    assert(merge(Seq(base, delete), ignoreDelete = true) == Seq(1 -> "a"))
+    assert(merge(Seq(delete), ignoreDelete = true) == Nil)
+  }
+
+  test("empty runs and a single run pass through") {
+    assert(merge(Seq(Nil, Seq(kv(1, Insert, 7, "x")), Nil)) == Seq(7 -> "x"))
+    assert(merge(Nil) == Nil)
+  }
+}

@@ -1,0 +1,91 @@
+"""Primary-key tables written by pypaimon, read here with merge-on-read (deduplicate engine)."""
+
+import pyarrow as pa
+import pytest
+from pypaimon import CatalogFactory, Schema
+
+from conftest import rows
+from paimon_spark import UnsupportedFeatureError
+
+
+@pytest.fixture(scope="module")
+def oracle(warehouse):
+    catalog = CatalogFactory.create({"warehouse": str(warehouse)})
+    catalog.create_database("py", True)
+    return catalog
+
+
+def create(oracle, name, schema, **kwargs):
+    oracle.create_table(f"py.{name}", Schema.from_pyarrow_schema(schema, **kwargs), False)
+
+
+def commit(oracle, name, schema, records):
+    table = oracle.get_table(f"py.{name}")
+    builder = table.new_batch_write_builder()
+    write, committer = builder.new_write(), builder.new_commit()
+    write.write_arrow(pa.Table.from_pylist(records, schema=schema))
+    committer.commit(write.prepare_commit())
+    write.close()
+    committer.close()
+
+
+def pypaimon_rows(oracle, name, columns):
+    table = oracle.get_table(f"py.{name}")
+    builder = table.new_read_builder()
+    frame = builder.new_read().to_pandas(builder.new_scan().plan().splits())
+    return sorted(tuple(r) for r in frame[columns].itertuples(index=False))
+
+
+KV = pa.schema([pa.field("k", pa.int64(), nullable=False), ("v", pa.string()), ("n", pa.int64())])
+
+
+def test_latest_version_of_each_key_wins(spark, oracle):
+    create(oracle, "kv", KV, primary_keys=["k"], options={"bucket": "2"})
+    commit(oracle, "kv", KV, [{"k": k, "v": f"v{k}-1", "n": 1} for k in range(10)])
+    commit(oracle, "kv", KV, [{"k": k, "v": f"v{k}-2", "n": 2} for k in range(0, 10, 2)])
+    commit(oracle, "kv", KV, [{"k": 3, "v": "v3-3", "n": 3}, {"k": 11, "v": "new", "n": 3}])
+    ours = rows(spark.table("paimon.py.kv"))
+    assert ours == pypaimon_rows(oracle, "kv", ["k", "v", "n"])
+    assert len(ours) == 11 and (3, "v3-3", 3) in ours and (4, "v4-2", 2) in ours and (5, "v5-1", 1) in ours
+
+
+def test_filters_on_values_apply_after_the_merge(spark, oracle):
+    create(oracle, "older", KV, primary_keys=["k"], options={"bucket": "1"})
+    commit(oracle, "older", KV, [{"k": 1, "v": "a", "n": 100}, {"k": 2, "v": "b", "n": 100}])
+    commit(oracle, "older", KV, [{"k": 1, "v": "a", "n": 1}])
+    # An older version of key 1 matches n > 50; the current one does not, so key 1 must not appear.
+    assert rows(spark.sql("SELECT k, n FROM paimon.py.older WHERE n > 50")) == [(2, 100)]
+    assert rows(spark.sql("SELECT v FROM paimon.py.older")) == [("a",), ("b",)]
+
+
+def test_deletes_remove_keys(spark, oracle):
+    schema = pa.schema([pa.field("k", pa.int64(), nullable=False), ("v", pa.string()), ("op", pa.string())])
+    create(oracle, "deleted", schema, primary_keys=["k"], options={"bucket": "2", "rowkind.field": "op"})
+    commit(oracle, "deleted", schema, [{"k": k, "v": "x", "op": "+I"} for k in range(6)])
+    commit(oracle, "deleted", schema, [{"k": 2, "v": "x", "op": "-D"}, {"k": 4, "v": "y", "op": "+U"}])
+    ours = rows(spark.sql("SELECT k, v FROM paimon.py.deleted"))
+    assert ours == [(0, "x"), (1, "x"), (3, "x"), (4, "y"), (5, "x")]
+    assert ours == pypaimon_rows(oracle, "deleted", ["k", "v"])
+
+
+def test_partitioned_primary_key_table(spark, oracle):
+    schema = pa.schema([pa.field("dt", pa.string(), nullable=False), pa.field("k", pa.int32(), nullable=False),
+                        ("amount", pa.float64())])
+    create(oracle, "by_day", schema, primary_keys=["dt", "k"], partition_keys=["dt"], options={"bucket": "3"})
+    commit(oracle, "by_day", schema, [{"dt": d, "k": k, "amount": 1.0} for d in ("d1", "d2") for k in range(5)])
+    commit(oracle, "by_day", schema, [{"dt": "d2", "k": k, "amount": 2.0} for k in range(3)])
+    assert rows(spark.table("paimon.py.by_day")) == pypaimon_rows(oracle, "by_day", ["dt", "k", "amount"])
+    assert rows(spark.sql("SELECT k, amount FROM paimon.py.by_day WHERE dt = 'd2' AND k < 2")) == [(0, 2.0), (1, 2.0)]
+
+
+def test_other_merge_engines_are_refused_not_misread(spark, oracle):
+    create(oracle, "partial", KV, primary_keys=["k"], options={"bucket": "1", "merge-engine": "partial-update"})
+    commit(oracle, "partial", KV, [{"k": 1, "v": "a", "n": None}])
+    with pytest.raises(UnsupportedFeatureError, match="merge-engine=partial-update"):
+        spark.table("paimon.py.partial").collect()
+
+
+def test_writing_primary_key_tables_is_refused_for_now(spark, oracle):
+    create(oracle, "readonly", KV, primary_keys=["k"], options={"bucket": "1"})
+    with pytest.raises(UnsupportedFeatureError, match="primary key"):
+        spark.sql("INSERT INTO paimon.py.readonly VALUES (2, 'x', 1)")
