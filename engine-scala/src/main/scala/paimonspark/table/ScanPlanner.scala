@@ -18,10 +18,9 @@ final case class DataSplit(partition: GenericInternalRow, partitionBytes: Array[
 final class ScanPlanner(table: FileStoreTable) {
   private val schema = table.schema
   private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
-  /** Table field index to partition row index. */
-  private val partitionIndex: Map[Int, Int] =
-    schema.partitionKeys.zipWithIndex.map { case (k, i) => schema.fieldNames.indexOf(k) -> i }.toMap
-  private val rangeFilter = new RangeFilter(i => ValueOrdering.of(schema.fields(i).dataType))
+  private val partitions = new PartitionFilter(schema)
+  private val partitionIndex = partitions.partitionIndex
+  private val rangeFilter = partitions.ranges
   private val fileSchemas = mutable.Map.empty[Long, TableSchema]
 
   def plan(snapshot: Option[Snapshot], filter: Option[Predicate]): Seq[DataSplit] = snapshot match {
@@ -32,7 +31,7 @@ final class ScanPlanner(table: FileStoreTable) {
       val partitionRows = mutable.Map.empty[java.nio.ByteBuffer, GenericInternalRow]
       def partitionOf(e: ManifestEntry) =
         partitionRows.getOrElseUpdate(e.partitionKey, BinaryRow.deserialize(partitionTypes, e.partition))
-      val keepPartition = (e: ManifestEntry) => filter.forall(f => rangeFilter.mayMatch(f, exactRange(partitionOf(e))))
+      val keepPartition = (e: ManifestEntry) => filter.forall(f => partitions.mayMatch(f, partitionOf(e)))
       val live = store.liveFiles(manifests, keepPartition)
       val kept = live.filter(e => filter.forall(f => rangeFilter.mayMatch(f, fileRange(partitionOf(e), e.file))))
       kept.groupBy(e => (e.partitionKey, e.bucket)).toSeq.map { case ((_, bucket), entries) =>
@@ -55,13 +54,6 @@ final class ScanPlanner(table: FileStoreTable) {
     }
   }
 
-  private def exactRange(partition: GenericInternalRow): Int => ColumnRange = i => partitionIndex.get(i) match {
-    case Some(p) =>
-      val v = partition.values(p)
-      ColumnRange(v, v, Some(if (v == null) 1L else 0L), 1L)
-    case None => unknown(1L)
-  }
-
   private def fileRange(partition: GenericInternalRow, file: DataFileMeta): Int => ColumnRange = {
     val fileSchema = fileSchemas.getOrElseUpdate(file.schemaId,
       if (file.schemaId == schema.id) schema else table.schemaManager.read(file.schemaId))
@@ -75,9 +67,7 @@ final class ScanPlanner(table: FileStoreTable) {
       (BinaryRow.deserialize(types, file.valueStats.minValues), BinaryRow.deserialize(types, file.valueStats.maxValues))
     ).toOption
     i => partitionIndex.get(i) match {
-      case Some(p) =>
-        val v = partition.values(p)
-        ColumnRange(v, v, Some(if (v == null) file.rowCount else 0L), file.rowCount)
+      case Some(_) => partitions.range(partition, file.rowCount)(i)
       // Value stats of a primary-key table describe all versions of its keys, not the merged rows.
       case None if table.isPrimaryKeyTable => unknown(file.rowCount)
       case None =>

@@ -2,8 +2,6 @@ package paimonspark.table
 
 import java.time.{LocalDateTime, ZoneOffset}
 
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
-
 import paimonspark.CommitConflictException
 import paimonspark.format._
 
@@ -25,9 +23,7 @@ object OverwriteScope {
  */
 final class TableCommit(table: FileStoreTable, commitUser: String) {
   private val partitionTypes = table.schema.partitionRowType.map(_.withNullable(true))
-  private val partitionIndex: Map[Int, Int] =
-    table.schema.partitionKeys.zipWithIndex.map { case (k, i) => table.schema.fieldNames.indexOf(k) -> i }.toMap
-  private val rangeFilter = new RangeFilter(i => ValueOrdering.of(table.schema.fields(i).dataType))
+  private val partitions = new PartitionFilter(table.schema)
 
   /** Commits and returns the new snapshot id, or None when there was nothing to commit. */
   def commit(added: Seq[ManifestEntry], overwrite: Option[OverwriteScope]): Option[Long] = {
@@ -38,7 +34,8 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
     val inScope: ManifestEntry => Boolean = overwrite match {
       case Some(OverwriteScope.WholeTable) => _ => true
       case Some(OverwriteScope.WrittenPartitions) => e => writtenPartitions.contains(e.partitionKey)
-      case Some(OverwriteScope.Matching(filter)) => e => partitionMatches(filter, e.partition)
+      case Some(OverwriteScope.Matching(filter)) =>
+        e => partitions.mayMatch(filter, BinaryRow.deserialize(partitionTypes, e.partition))
       case None => _ => false
     }
     val maxRetries = table.options.commitMaxRetries
@@ -97,14 +94,6 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       Thread.sleep(math.min(1000L, 10L << math.min(attempt, 6)) + scala.util.Random.nextInt(50))
     }
     None
-  }
-
-  private def partitionMatches(filter: Predicate, partition: Array[Byte]): Boolean = {
-    val row: GenericInternalRow = BinaryRow.deserialize(partitionTypes, partition)
-    rangeFilter.mayMatch(filter, i => {
-      val v = row.values(partitionIndex(i))
-      ColumnRange(v, v, Some(if (v == null) 1L else 0L), 1L)
-    })
   }
 
   /** Manifest files one attempt wrote: removed again when the attempt loses, as nobody references them. */

@@ -1,16 +1,12 @@
 package paimonspark.spark.read
 
-import java.util.OptionalLong
-
 import org.apache.spark.paths.SparkPath
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read._
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.types.{ByteType, LongType, StructField, StructType}
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.format.SparkTypes
 import paimonspark.lsm.KeyValue
 import paimonspark.table.{FileStoreTable, Predicate}
 
@@ -23,15 +19,9 @@ final case class MergeSplit(partitionValues: InternalRow, files: Array[Partition
  * file's row group could resurrect an older version of a key; Spark applies them after the merge.
  */
 final class PrimaryKeyScan(table: FileStoreTable, required: StructType, predicate: Option[Predicate])
-    extends Scan with Batch with SupportsReportStatistics {
+    extends TableScan(table, required, predicate) {
 
-  private val schema = table.schema
-  private val partitionNames = schema.partitionKeys.toSet
   private val keyNames = schema.primaryKeys.filterNot(partitionNames.contains)
-  private val readDataSchema = StructType(required.filterNot(f => partitionNames.contains(f.name)))
-  private val readPartitionSchema = StructType(required.filter(f => partitionNames.contains(f.name)))
-  private val partitionPositions = readPartitionSchema.map(f => schema.partitionKeys.indexOf(f.name))
-  private val tableStruct = SparkTypes.physical(SparkTypes.toSparkStruct(schema.fields, withFieldIds = false))
 
   /** What the merge reads of each file: sequence, kind, the key, then the other required columns. */
   private val mergeSchema: StructType = {
@@ -42,10 +32,7 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, predicat
     StructType(system ++ keys ++ rest)
   }
 
-  private lazy val splits = {
-    checkSupported()
-    table.newScan().plan(table.snapshotManager.latest(), predicate)
-  }
+  checkSupported()
 
   private def checkSupported(): Unit = {
     val options = schema.options
@@ -61,30 +48,15 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, predicat
     }
   }
 
-  override def readSchema(): StructType = StructType(readDataSchema ++ readPartitionSchema)
-
-  override def toBatch: Batch = this
-
   override def description(): String =
     s"PaimonScan (merge on read) ${table.location} [${readSchema().fieldNames.mkString(", ")}]"
 
-  override def estimateStatistics(): Statistics = new Statistics {
-    override def sizeInBytes(): OptionalLong = OptionalLong.of(splits.flatMap(_.files).map(_.fileSize).sum)
-    override def numRows(): OptionalLong = OptionalLong.of(splits.flatMap(_.files).map(_.rowCount).sum)
-  }
-
   override def planInputPartitions(): Array[InputPartition] = splits.map { split =>
-    val values = new GenericInternalRow(partitionPositions.map(p => split.partition.values(p)).toArray[Any])
     val files = split.files.map { f =>
-      if (!f.fileName.endsWith(".parquet")) {
-        throw new UnsupportedFeatureException(s"table ${table.location}: data file ${f.fileName} is not Parquet; " +
-          "only Parquet data files can be read yet")
-      }
-      val path = table.dataFilePath(split.partitionBytes, split.bucket, f)
-      PartitionedFile(InternalRow.empty, SparkPath.fromPath(path), 0L, f.fileSize, Array.empty[String], 0L, f.fileSize,
-        Map.empty)
+      PartitionedFile(InternalRow.empty, SparkPath.fromPath(dataFilePath(split, f)), 0L, f.fileSize,
+        Array.empty[String], 0L, f.fileSize, Map.empty)
     }
-    MergeSplit(values, files.toArray): InputPartition
+    MergeSplit(partitionValues(split), files.toArray): InputPartition
   }.toArray
 
   override def createReaderFactory(): PartitionReaderFactory = {

@@ -1,0 +1,54 @@
+package paimonspark.spark.read
+
+import java.util.OptionalLong
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+import org.apache.spark.sql.connector.read.{Batch, Scan, Statistics, SupportsReportStatistics}
+import org.apache.spark.sql.types.StructType
+
+import paimonspark.UnsupportedFeatureException
+import paimonspark.format.{DataFileMeta, SparkTypes}
+import paimonspark.table.{DataSplit, FileStoreTable, Predicate}
+
+/**
+ * What every scan of a table's latest snapshot shares: the split of the requested columns into
+ * data columns (read from files) and partition columns (taken from manifests, appended last), the
+ * planned splits, statistics, and the paths of the data files to open.
+ */
+abstract class TableScan(val table: FileStoreTable, required: StructType, predicate: Option[Predicate])
+    extends Scan with Batch with SupportsReportStatistics {
+
+  protected val schema = table.schema
+  protected val partitionNames: Set[String] = schema.partitionKeys.toSet
+  protected val readDataSchema: StructType = StructType(required.filterNot(f => partitionNames.contains(f.name)))
+  protected val readPartitionSchema: StructType = StructType(required.filter(f => partitionNames.contains(f.name)))
+  private val partitionPositions = readPartitionSchema.map(f => schema.partitionKeys.indexOf(f.name))
+  /** The table's columns as files store them (CHAR/VARCHAR as strings). */
+  protected val tableStruct: StructType = SparkTypes.physical(SparkTypes.toSparkStruct(schema.fields, withFieldIds = false))
+
+  /** Planned once per scan, so statistics and partitions describe the same snapshot. */
+  protected lazy val splits: Seq[DataSplit] = table.newScan().plan(table.snapshotManager.latest(), predicate)
+
+  override def readSchema(): StructType = StructType(readDataSchema ++ readPartitionSchema)
+
+  override def toBatch: Batch = this
+
+  override def estimateStatistics(): Statistics = new Statistics {
+    override def sizeInBytes(): OptionalLong = OptionalLong.of(splits.flatMap(_.files).map(_.fileSize).sum)
+    override def numRows(): OptionalLong = OptionalLong.of(splits.flatMap(_.files).map(_.rowCount).sum)
+  }
+
+  /** The values of the requested partition columns of a split, in output order. */
+  protected def partitionValues(split: DataSplit): GenericInternalRow =
+    new GenericInternalRow(partitionPositions.map(p => split.partition.values(p)).toArray[Any])
+
+  /** Where a data file of a split lives; only Parquet files can be opened yet. */
+  protected def dataFilePath(split: DataSplit, file: DataFileMeta): Path = {
+    if (!file.fileName.endsWith(".parquet")) {
+      throw new UnsupportedFeatureException(s"table ${table.location}: data file ${file.fileName} is not Parquet; " +
+        "only Parquet data files can be read yet")
+    }
+    table.dataFilePath(split.partitionBytes, split.bucket, file)
+  }
+}
