@@ -4,7 +4,7 @@ import pyarrow as pa
 import pytest
 from pypaimon import CatalogFactory, Schema
 
-from conftest import rows
+from conftest import rows as spark_rows
 from paimon_spark import UnsupportedFeatureError
 
 
@@ -29,11 +29,15 @@ def commit(oracle, name, schema, records):
     committer.close()
 
 
+def rows(df):
+    return sorted(spark_rows(df), key=repr)
+
+
 def pypaimon_rows(oracle, name, columns):
     table = oracle.get_table(f"py.{name}")
     builder = table.new_read_builder()
-    frame = builder.new_read().to_pandas(builder.new_scan().plan().splits())
-    return sorted(tuple(r) for r in frame[columns].itertuples(index=False))
+    table = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+    return sorted((tuple(r[c] for c in columns) for r in table.to_pylist()), key=repr)
 
 
 KV = pa.schema([pa.field("k", pa.int64(), nullable=False), ("v", pa.string()), ("n", pa.int64())])
@@ -78,11 +82,35 @@ def test_partitioned_primary_key_table(spark, oracle):
     assert rows(spark.sql("SELECT k, amount FROM paimon.py.by_day WHERE dt = 'd2' AND k < 2")) == [(0, 2.0), (1, 2.0)]
 
 
+def test_partial_update_tables(spark, oracle):
+    create(oracle, "partial", KV, primary_keys=["k"], options={"bucket": "2", "merge-engine": "partial-update"})
+    commit(oracle, "partial", KV, [{"k": k, "v": f"v{k}", "n": None} for k in range(4)])
+    commit(oracle, "partial", KV, [{"k": k, "v": None, "n": k * 10} for k in range(2, 6)])
+    ours = rows(spark.table("paimon.py.partial"))
+    assert ours == pypaimon_rows(oracle, "partial", ["k", "v", "n"])
+    assert (2, "v2", 20) in ours and (0, "v0", None) in ours and (5, None, 50) in ours
+    assert rows(spark.sql("SELECT n FROM paimon.py.partial WHERE k = 3")) == [(30,)]
+
+
+def test_aggregation_tables(spark, oracle):
+    schema = pa.schema([pa.field("k", pa.int64(), nullable=False), ("total", pa.int64()), ("peak", pa.float64()),
+                        ("last", pa.string())])
+    create(oracle, "agg", schema, primary_keys=["k"], options={
+        "bucket": "2", "merge-engine": "aggregation", "fields.total.aggregate-function": "sum",
+        "fields.peak.aggregate-function": "max"})
+    commit(oracle, "agg", schema, [{"k": k, "total": 1, "peak": 1.5, "last": "a"} for k in range(3)])
+    commit(oracle, "agg", schema, [{"k": k, "total": 10, "peak": 0.5, "last": None} for k in range(2)])
+    commit(oracle, "agg", schema, [{"k": 0, "total": 100, "peak": 9.0, "last": "c"}])
+    ours = rows(spark.table("paimon.py.agg"))
+    assert ours == pypaimon_rows(oracle, "agg", ["k", "total", "peak", "last"])
+    assert ours == [(0, 111, 9.0, "c"), (1, 11, 1.5, "a"), (2, 1, 1.5, "a")]
+
+
 def test_other_merge_engines_are_refused_not_misread(spark, oracle):
-    create(oracle, "partial", KV, primary_keys=["k"], options={"bucket": "1", "merge-engine": "partial-update"})
-    commit(oracle, "partial", KV, [{"k": 1, "v": "a", "n": None}])
-    with pytest.raises(UnsupportedFeatureError, match="merge-engine=partial-update"):
-        spark.table("paimon.py.partial").collect()
+    create(oracle, "firstrow", KV, primary_keys=["k"], options={"bucket": "1", "merge-engine": "first-row"})
+    commit(oracle, "firstrow", KV, [{"k": 1, "v": "a", "n": None}])
+    with pytest.raises(UnsupportedFeatureError, match="merge-engine=first-row"):
+        spark.table("paimon.py.firstrow").collect()
 
 
 def test_writing_primary_key_tables_is_refused_for_now(spark, oracle):

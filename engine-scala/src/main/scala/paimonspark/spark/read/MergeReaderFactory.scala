@@ -6,12 +6,13 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, Par
 import org.apache.spark.sql.execution.datasources.FilePartition
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.lsm.{DeduplicateEngine, SortedRunMerge}
+import paimonspark.lsm.{MergeEngineSpec, SortedRunMerge}
 
 /**
  * Reads one [[MergeSplit]]: every file is a key-sorted run read by Spark's Parquet reader, the runs
  * are merged by key and sequence number, and each key's newest surviving version is projected to
- * the requested columns followed by the partition values.
+ * the requested columns followed by the partition values. Merging only the columns a query reads
+ * is sound because every engine merges each value column on its own.
  */
 final class MergeReaderFactory(
     parquet: PartitionReaderFactory,
@@ -19,7 +20,7 @@ final class MergeReaderFactory(
     keyOrdinals: Seq[Int],
     outputOrdinals: Seq[Int],
     partitionSchema: StructType,
-    ignoreDelete: Boolean) extends PartitionReaderFactory {
+    engine: MergeEngineSpec) extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val split = partition.asInstanceOf[MergeSplit]
@@ -31,7 +32,7 @@ final class MergeReaderFactory(
     }
     val ordering = new InterpretedOrdering(keyOrdinals.map(i =>
       SortOrder(BoundReference(i, mergeSchema(i).dataType, nullable = false), Ascending)))
-    val merged = new SortedRunMerge(runs, ordering, new DeduplicateEngine(ignoreDelete))
+    val merged = new SortedRunMerge(runs, ordering, engine.create(mergeSchema, keyOrdinals))
     val width = mergeSchema.length
     val project = UnsafeProjection.create(
       outputOrdinals.map(i => BoundReference(i, mergeSchema(i).dataType, mergeSchema(i).nullable)) ++

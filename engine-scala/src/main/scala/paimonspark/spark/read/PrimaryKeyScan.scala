@@ -7,7 +7,7 @@ import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.types.{ByteType, LongType, StructField, StructType}
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.lsm.KeyValue
+import paimonspark.lsm.{KeyValue, MergeEngineSpec}
 import paimonspark.table.{FileStoreTable, Predicate}
 
 /** The files of one (partition, bucket) of a primary-key table, merged on read. */
@@ -32,20 +32,11 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, predicat
     StructType(system ++ keys ++ rest)
   }
 
-  checkSupported()
-
-  private def checkSupported(): Unit = {
-    val options = schema.options
-    val engine = options.getOrElse("merge-engine", "deduplicate")
-    val unsupported = Seq(
-      Option.when(engine != "deduplicate")(s"merge-engine=$engine"),
-      options.get("sequence.field").map(_ => "sequence.field"),
-      options.get("deletion-vectors.enabled").filter(_.equalsIgnoreCase("true")).map(_ => "deletion vectors"),
-      Option.when(table.options.bucket == -2)("bucket=-2 (postpone)")).flatten
-    unsupported.headOption.foreach { what =>
-      throw new UnsupportedFeatureException(s"table ${table.location} uses $what; reading it is not supported yet " +
-        "(primary-key tables are read with the deduplicate engine only)")
+  private val engine = {
+    if (table.options.bucket == -2) {
+      throw new UnsupportedFeatureException(s"table ${table.location} uses bucket=-2 (postpone); reading it is not supported yet")
     }
+    MergeEngineSpec.fromOptions(table.location.toString, schema.options)
   }
 
   override def description(): String =
@@ -66,8 +57,7 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, predicat
     val parquet = ParquetReaders.factory(table.io.hadoopConf.value, fileSchema, mergeSchema, new StructType(), Nil,
       vectorized = false)
     val outputOrdinals = readDataSchema.map(f => mergeSchema.fieldIndex(f.name))
-    new MergeReaderFactory(parquet, mergeSchema, keyNames.indices.map(_ + 2), outputOrdinals,
-      readPartitionSchema, ignoreDelete = schema.options.get("ignore-delete").exists(_.equalsIgnoreCase("true")))
+    new MergeReaderFactory(parquet, mergeSchema, keyNames.indices.map(_ + 2), outputOrdinals, readPartitionSchema, engine)
   }
 
   // Keep the layout contract of KeyValue visible where the merge schema is built.

@@ -1,0 +1,39 @@
+package paimonspark.lsm
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+import org.apache.spark.sql.types.StructType
+
+/**
+ * Paimon's `aggregation` engine: every value column folds the key's versions, oldest first, with
+ * its own aggregate function; sequence, kind and key come from the newest version. Retractions
+ * are skipped with `ignore-delete`, else taken back out by functions that can.
+ */
+final class AggregationEngine(schema: StructType, aggregators: Map[Int, Aggregator], ignoreDelete: Boolean)
+    extends MergeEngine {
+  private var merged: Array[Any] = _
+
+  override def reset(): Unit = merged = null
+
+  override def add(row: InternalRow): Unit = {
+    val retract = KeyValue.isRetract(row)
+    if (!(retract && ignoreDelete)) {
+      if (merged == null) merged = new Array[Any](schema.length)
+      (0 until schema.length).foreach { i =>
+        val value = if (row.isNullAt(i)) null else row.get(i, schema(i).dataType)
+        merged(i) = aggregators.get(i) match {
+          case Some(agg) => if (retract) agg.retract(merged(i), value) else agg.add(merged(i), value)
+          case None => value
+        }
+      }
+    }
+  }
+
+  override def result(): Option[InternalRow] = Option(merged).map { values =>
+    // first_value keeps Some(v) while folding, to tell "null seen first" from "nothing seen".
+    val out = values.map { case Some(v) => v; case v => v }
+    // The newest kind is the row's kind; an aggregated row is never dropped for it.
+    out(KeyValue.KindOrdinal) = KeyValue.Insert
+    new GenericInternalRow(out)
+  }
+}
