@@ -13,6 +13,7 @@ import paimonspark.UnsupportedFeatureException
  */
 final class PartialUpdateEngine(schema: StructType, valueOrdinals: Seq[Int], ignoreDelete: Boolean,
     removeRecordOnDelete: Boolean) extends MergeEngine {
+  private val isValue: Array[Boolean] = Array.tabulate(schema.length)(valueOrdinals.contains)
   private var merged: Array[Any] = _
   private var deleted = false
 
@@ -38,7 +39,7 @@ final class PartialUpdateEngine(schema: StructType, valueOrdinals: Seq[Int], ign
       deleted = false
       // Sequence, kind and key come from the newest version; value columns only when not null.
       (0 until schema.length).foreach { i =>
-        if (!valueOrdinals.contains(i) || !row.isNullAt(i)) merged(i) = row.get(i, schema(i).dataType)
+        if (!isValue(i) || !row.isNullAt(i)) merged(i) = row.get(i, schema(i).dataType)
       }
     }
   }
