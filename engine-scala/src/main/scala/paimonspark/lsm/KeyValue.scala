@@ -1,6 +1,7 @@
 package paimonspark.lsm
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.types.{ByteType, LongType, StructField}
 
 /**
  * One record of a primary-key data file as read back: the row holds `_SEQUENCE_NUMBER` at 0,
@@ -9,6 +10,11 @@ import org.apache.spark.sql.catalyst.InternalRow
 object KeyValue {
   val SequenceOrdinal = 0
   val KindOrdinal = 1
+
+  /** The system columns of primary-key data files, in the order of the ordinals above. */
+  val SystemFields: Seq[StructField] = Seq(
+    StructField("_SEQUENCE_NUMBER", LongType, nullable = false),
+    StructField("_VALUE_KIND", ByteType, nullable = false))
 
   /** `_VALUE_KIND` / row kind bytes: +I, -U, +U, -D. */
   val Insert: Byte = 0

@@ -58,8 +58,9 @@ class PaimonSource extends TableProvider with CreatableRelationProvider with Dat
       data: DataFrame): BaseRelation = {
     val spark = sqlContext.sparkSession
     val path = location(parameters.asJava)
-    val target = PaimonPathCatalog.identifier(spark, fileIO().fileSystem(path).makeQualified(path).toString)
-    val exists = FileStoreTable.exists(fileIO(), path)
+    val io = fileIO()
+    val target = PaimonPathCatalog.identifier(spark, io.fileSystem(path).makeQualified(path).toString)
+    val exists = FileStoreTable.exists(io, path)
     val partitionColumns = parameters.get(PaimonSource.PartitioningKey).map(PaimonSource.decodeColumns).getOrElse(Nil)
     val options = parameters -- Seq("path", PaimonSource.PartitioningKey)
     if (exists && options.nonEmpty) {

@@ -32,7 +32,6 @@ final class FileStoreTable(val io: FileIO, val paths: TablePaths, val schema: Ta
 
   def dataFilePath(partition: Array[Byte], bucket: Int, file: DataFileMeta): Path =
     file.externalPath.map(new Path(_)).getOrElse(paths.dataFile(partitionPath(partition), bucket, file.fileName))
-
 }
 
 object FileStoreTable {

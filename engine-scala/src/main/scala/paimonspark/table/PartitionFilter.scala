@@ -20,7 +20,7 @@ final class PartitionFilter(schema: TableSchema) {
     case Some(p) =>
       val v = partition.values(p)
       ColumnRange(v, v, Some(if (v == null) rowCount else 0L), rowCount)
-    case None => ColumnRange(null, null, None, rowCount)
+    case None => ColumnRange.unknown(rowCount)
   }
 
   def mayMatch(filter: Predicate, partition: GenericInternalRow): Boolean =

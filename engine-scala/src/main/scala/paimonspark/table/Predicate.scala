@@ -45,6 +45,11 @@ final case class ColumnRange(min: Any, max: Any, nullCount: Option[Long], rowCou
   def bounded: Boolean = min != null && max != null
 }
 
+object ColumnRange {
+  /** Nothing known of the column but how many rows there are. */
+  def unknown(rowCount: Long): ColumnRange = ColumnRange(null, null, None, rowCount)
+}
+
 /** Decides, from column ranges, whether a file may hold a row matching a predicate. */
 final class RangeFilter(orderings: Int => Option[Ordering[Any]]) {
   import Predicate._

@@ -39,8 +39,6 @@ final class ScanPlanner(table: FileStoreTable) {
       }
   }
 
-  private def unknown(rowCount: Long) = ColumnRange(null, null, None, rowCount)
-
   private def manifestMayMatch(m: ManifestFileMeta, f: Predicate): Boolean = {
     val stats = m.partitionStats
     if (partitionTypes.isEmpty || stats.minValues.length <= 12) true
@@ -49,7 +47,7 @@ final class ScanPlanner(table: FileStoreTable) {
       val maxs = BinaryRow.deserialize(partitionTypes, stats.maxValues)
       rangeFilter.mayMatch(f, i => partitionIndex.get(i) match {
         case Some(p) => ColumnRange(mins.values(p), maxs.values(p), None, Long.MaxValue)
-        case None => unknown(Long.MaxValue)
+        case None => ColumnRange.unknown(Long.MaxValue)
       })
     }
   }
@@ -69,15 +67,15 @@ final class ScanPlanner(table: FileStoreTable) {
     i => partitionIndex.get(i) match {
       case Some(_) => partitions.range(partition, file.rowCount)(i)
       // Value stats of a primary-key table describe all versions of its keys, not the merged rows.
-      case None if table.isPrimaryKeyTable => unknown(file.rowCount)
+      case None if table.isPrimaryKeyTable => ColumnRange.unknown(file.rowCount)
       case None =>
         val pos = statsFields.indexWhere(_.id == schema.fields(i).id)
-        if (pos < 0 || bounds.isEmpty) unknown(file.rowCount)
+        if (pos < 0 || bounds.isEmpty) ColumnRange.unknown(file.rowCount)
         else {
           val nulls = file.valueStats.nullCounts.flatMap(_.lift(pos)).flatten
           // Stats of a column whose type changed since the file was written are not comparable.
           if (statsFields(pos).dataType.withNullable(true) != schema.fields(i).dataType.withNullable(true)) {
-            unknown(file.rowCount)
+            ColumnRange.unknown(file.rowCount)
           } else ColumnRange(bounds.get._1.values(pos), bounds.get._2.values(pos), nulls, file.rowCount)
         }
     }

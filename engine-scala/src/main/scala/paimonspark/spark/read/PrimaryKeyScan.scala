@@ -4,7 +4,7 @@ import org.apache.spark.paths.SparkPath
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read._
 import org.apache.spark.sql.execution.datasources.PartitionedFile
-import org.apache.spark.sql.types.{ByteType, LongType, StructField, StructType}
+import org.apache.spark.sql.types.StructType
 
 import paimonspark.UnsupportedFeatureException
 import paimonspark.lsm.{KeyValue, MergeEngineSpec}
@@ -25,11 +25,9 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, predicat
 
   /** What the merge reads of each file: sequence, kind, the key, then the other required columns. */
   private val mergeSchema: StructType = {
-    val system = Seq(StructField("_SEQUENCE_NUMBER", LongType, nullable = false),
-      StructField("_VALUE_KIND", ByteType, nullable = false))
     val keys = keyNames.map(k => tableStruct(k))
     val rest = readDataSchema.filterNot(f => keyNames.contains(f.name)).map(f => tableStruct(f.name))
-    StructType(system ++ keys ++ rest)
+    StructType(KeyValue.SystemFields ++ keys ++ rest)
   }
 
   private val engine = {
@@ -51,15 +49,12 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, predicat
   }.toArray
 
   override def createReaderFactory(): PartitionReaderFactory = {
-    val fileSchema = StructType(keyNames.map(k => tableStruct(k).copy(name = s"_KEY_$k")) ++
-      Seq(StructField("_SEQUENCE_NUMBER", LongType, nullable = false), StructField("_VALUE_KIND", ByteType, nullable = false)) ++
+    val fileSchema = StructType(keyNames.map(k => tableStruct(k).copy(name = s"_KEY_$k")) ++ KeyValue.SystemFields ++
       tableStruct.fields)
     val parquet = ParquetReaders.factory(table.io.hadoopConf.value, fileSchema, mergeSchema, new StructType(), Nil,
       vectorized = false)
     val outputOrdinals = readDataSchema.map(f => mergeSchema.fieldIndex(f.name))
-    new MergeReaderFactory(parquet, mergeSchema, keyNames.indices.map(_ + 2), outputOrdinals, readPartitionSchema, engine)
+    val keyOrdinals = keyNames.indices.map(_ + KeyValue.SystemFields.size)
+    new MergeReaderFactory(parquet, mergeSchema, keyOrdinals, outputOrdinals, readPartitionSchema, engine)
   }
-
-  // Keep the layout contract of KeyValue visible where the merge schema is built.
-  require(KeyValue.SequenceOrdinal == 0 && KeyValue.KindOrdinal == 1)
 }
