@@ -31,8 +31,8 @@ def test_malformed_option_values_name_the_option(spark, warehouse, option, value
 
 @pytest.mark.parametrize("option, value", [
     ("primary-key", "a"),
-    ("merge-engine", "partial-update"),
     ("bucket", "4"),
+    ("deletion-vectors.enabled", "true"),
     ("file.format", "orc"),
     ("changelog-producer", "input"),
     ("snapshot.num-retained.max", "5"),

@@ -112,8 +112,3 @@ def test_other_merge_engines_are_refused_not_misread(spark, oracle):
     with pytest.raises(UnsupportedFeatureError, match="merge-engine=first-row"):
         spark.table("paimon.py.firstrow").collect()
 
-
-def test_writing_primary_key_tables_is_refused_for_now(spark, oracle):
-    create(oracle, "readonly", KV, primary_keys=["k"], options={"bucket": "1"})
-    with pytest.raises(UnsupportedFeatureError, match="primary key"):
-        spark.sql("INSERT INTO paimon.py.readonly VALUES (2, 'x', 1)")

@@ -1,6 +1,7 @@
 package paimonspark.format
 
 import java.nio.ByteBuffer
+import java.time.{LocalDateTime, ZoneOffset}
 
 /**
  * Min, max and null counts of some columns (`SimpleStats`). Min and max are serialized BinaryRows
@@ -41,6 +42,11 @@ final case class DataFileMeta(
     externalPath: Option[String],
     firstRowId: Option[Long],
     writeCols: Option[Seq[String]])
+
+object DataFileMeta {
+  /** `_CREATION_TIME` as Java writes it: the local wall-clock time stored as if it were UTC. */
+  def creationTimeMillis(): Long = LocalDateTime.now().toInstant(ZoneOffset.UTC).toEpochMilli
+}
 
 object FileSource {
   val Append: Int = 0

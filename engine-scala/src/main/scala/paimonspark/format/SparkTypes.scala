@@ -83,6 +83,9 @@ object SparkTypes {
     StructField(f.name, sparkType, f.dataType.nullable, meta.build())
   })
 
+  /** A Paimon type as data files hold it and readers produce it: CHAR/VARCHAR as strings. */
+  def physicalType(t: DataType): SType = CharVarcharUtils.replaceCharVarcharWithString(toSpark(t))
+
   /** The same schema with CHAR/VARCHAR as strings: what data files hold and readers produce. */
   def physical(schema: StructType): StructType = CharVarcharUtils.replaceCharVarcharWithStringInSchema(schema)
 }

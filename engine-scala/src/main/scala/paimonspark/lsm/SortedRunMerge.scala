@@ -6,20 +6,25 @@ import org.apache.spark.sql.catalyst.InternalRow
 
 /**
  * A k-way merge of sorted runs (each a key-sorted iterator over copied rows) that hands each key's
- * versions, oldest first by sequence number, to a merge engine and yields the engine's results.
- * Runs are ordered by key, then by `_SEQUENCE_NUMBER`, as Paimon's sort-merge reader orders them.
+ * versions, oldest first, to a merge engine and yields the engine's results. Versions are ordered
+ * as Paimon's sort-merge reader orders them: by `sequence.field` if set, then `_SEQUENCE_NUMBER`.
+ * Batch reads drop merged retractions; writers keep them, so they still hide older files.
  */
-final class SortedRunMerge(runs: Seq[Iterator[InternalRow]], keyOrdering: Ordering[InternalRow], engine: MergeEngine)
-    extends Iterator[InternalRow] {
+final class SortedRunMerge(
+    runs: Seq[Iterator[InternalRow]],
+    keyOrdering: Ordering[InternalRow],
+    engine: MergeEngine,
+    versionOrdering: Ordering[InternalRow] = KeyValue.bySequence,
+    dropRetractions: Boolean = true) extends Iterator[InternalRow] {
 
   import SortedRunMerge.Head
 
-  private val byKeyThenSequence: Ordering[Head] = (a: Head, b: Head) => {
+  private val byKeyThenVersion: Ordering[Head] = (a: Head, b: Head) => {
     val byKey = keyOrdering.compare(a.row, b.row)
-    if (byKey != 0) byKey else java.lang.Long.compare(KeyValue.sequence(a.row), KeyValue.sequence(b.row))
+    if (byKey != 0) byKey else versionOrdering.compare(a.row, b.row)
   }
-  // A max-heap, reversed: the smallest (key, sequence) comes out first.
-  private val heads = mutable.PriorityQueue.empty[Head](byKeyThenSequence.reverse)
+  // A max-heap, reversed: the smallest (key, version) comes out first.
+  private val heads = mutable.PriorityQueue.empty[Head](byKeyThenVersion.reverse)
   runs.indices.foreach(advance)
 
   private var pending: Option[InternalRow] = None
@@ -38,6 +43,7 @@ final class SortedRunMerge(runs: Seq[Iterator[InternalRow]], keyOrdering: Orderi
         advance(same.run)
       }
       pending = engine.result()
+      if (dropRetractions) pending = pending.filterNot(KeyValue.isRetract)
     }
     pending.nonEmpty
   }

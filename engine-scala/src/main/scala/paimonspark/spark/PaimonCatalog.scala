@@ -20,7 +20,7 @@ import paimonspark.table.{FileSystemCatalog, SchemaChanges}
  * The Spark catalog over a Paimon filesystem warehouse, registered as
  * `spark.sql.catalog.<name>=paimonspark.spark.PaimonCatalog` with `.warehouse=<path>`.
  */
-class PaimonCatalog extends TableCatalog with SupportsNamespaces {
+class PaimonCatalog extends TableCatalog with SupportsNamespaces with PaimonFunctions {
   private var catalogName: String = _
   private var catalog: FileSystemCatalog = _
 

@@ -21,7 +21,7 @@ import paimonspark.table.{FileStoreTable, SchemaManager}
  * A catalog whose table names are paths (`paimon_path.`/data/t``). Path-based DataFrame writes go
  * through it, so that every save mode gets catalog semantics: create, append, overwrite.
  */
-class PaimonPathCatalog extends TableCatalog {
+class PaimonPathCatalog extends TableCatalog with PaimonFunctions {
   private var catalogName: String = _
 
   override def name(): String = catalogName

@@ -26,6 +26,9 @@ class PaimonSessionCatalog extends DelegatingCatalogExtension {
   private def ensureDatabase(namespace: Array[String]): Unit =
     if (!paimon.namespaceExists(namespace)) paimon.createNamespace(namespace, new util.HashMap())
 
+  override def loadFunction(ident: Identifier): functions.UnboundFunction =
+    PaimonFunctions.find(ident).getOrElse(super.loadFunction(ident))
+
   override def loadTable(ident: Identifier): Table =
     if (isPaimon(ident)) paimon.loadTable(ident) else super.loadTable(ident)
 

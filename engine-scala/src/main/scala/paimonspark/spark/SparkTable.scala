@@ -12,10 +12,9 @@ import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import paimonspark.UnsupportedFeatureException
 import paimonspark.spark.read.PaimonScanBuilder
 import paimonspark.spark.write.PaimonWriteBuilder
-import paimonspark.table.FileStoreTable
+import paimonspark.table.{FileStoreTable, KeyLayout}
 
 /**
  * A Paimon table as Spark sees it. A table opened by path (`spark.read.format("paimon")`) does not
@@ -42,14 +41,8 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
   }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
-    if (store.isPrimaryKeyTable) {
-      throw new UnsupportedFeatureException(s"table $tableName has a primary key; writing primary-key tables " +
-        "is not supported yet")
-    }
-    if (store.options.bucket != -1) {
-      throw new UnsupportedFeatureException(
-        s"table $tableName has bucket=${store.options.bucket}; only bucket-unaware (bucket=-1) append tables can be written yet")
-    }
+    // Tables written by other engines may use layouts this one cannot write yet.
+    KeyLayout.of(tableName, store.schema)
     new PaimonWriteBuilder(this)
   }
 }

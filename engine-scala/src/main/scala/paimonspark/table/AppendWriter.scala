@@ -92,7 +92,7 @@ final class AppendWriter(table: FileStoreTable) {
       schemaId = schema.id,
       level = 0,
       extraFiles = Nil,
-      creationTimeMillis = Some(TableCommit.creationTimeMillis()),
+      creationTimeMillis = Some(DataFileMeta.creationTimeMillis()),
       deleteRowCount = Some(0L),
       embeddedIndex = None,
       fileSource = Some(FileSource.Append),

@@ -36,17 +36,22 @@ object SchemaChanges {
     if (partitions.nonEmpty && partitions.size == fields.size) {
       throw new IllegalArgumentException(s"table $table: every column is a partition column; at least one must hold data")
     }
-    val stored = options -- Seq(TableOptions.Partition, "path")
+    val primaryKeys = options.get(TableOptions.PrimaryKey).toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
+    val stored = options -- Seq(TableOptions.Partition, TableOptions.PrimaryKey, "path")
     TableOptions.validate(stored)
-    TableSchema(
+    // Key columns are NOT NULL, as Paimon makes them whatever the DDL said.
+    val keyed = fields.map(f => if (primaryKeys.contains(f.name)) f.copy(dataType = f.dataType.withNullable(false)) else f)
+    val schema = TableSchema(
       id = 0,
-      fields = fields,
+      fields = keyed,
       highestFieldId = (fields.map(_.id) ++ fields.flatMap(f => DataTypes.nestedFieldIds(f.dataType))).maxOption.getOrElse(-1),
       partitionKeys = partitions,
-      primaryKeys = Nil,
+      primaryKeys = primaryKeys,
       options = stored,
       comment = comment,
       timeMillis = System.currentTimeMillis())
+    KeyLayout.of(table, schema)
+    schema
   }
 
   /**
@@ -69,6 +74,7 @@ object SchemaChanges {
       val current = table.schemaManager.latestOrFail()
       val next = current.copy(id = current.id + 1, options = current.options ++ set -- remove,
         comment = if (removeComment) None else comment.orElse(current.comment), timeMillis = System.currentTimeMillis())
+      KeyLayout.of(name, next)
       if (table.schemaManager.publish(next)) return new FileStoreTable(table.io, table.paths, next)
       attempt += 1
     }

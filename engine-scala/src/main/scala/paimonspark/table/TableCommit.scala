@@ -1,7 +1,5 @@
 package paimonspark.table
 
-import java.time.{LocalDateTime, ZoneOffset}
-
 import paimonspark.CommitConflictException
 import paimonspark.format._
 
@@ -107,9 +105,4 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
     }
     def discard(): Unit = names.foreach(n => table.io.delete(table.paths.manifestFile(n), recursive = false))
   }
-}
-
-object TableCommit {
-  /** `_CREATION_TIME` as Java writes it: the local wall-clock time stored as if it were UTC. */
-  def creationTimeMillis(): Long = LocalDateTime.now().toInstant(ZoneOffset.UTC).toEpochMilli
 }

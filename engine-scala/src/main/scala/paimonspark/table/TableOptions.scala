@@ -25,6 +25,10 @@ final case class TableOptions(raw: Map[String, String]) {
   def statsMode: StatsMode = get(StatsModeKey).flatMap(StatsMode.parse).getOrElse(StatsMode.Truncate(16))
   def commitMaxRetries: Int = get(CommitMaxRetries).map(_.trim.toInt).getOrElse(10)
   def dataFilePrefix: String = get(DataFilePrefix).getOrElse("data-")
+  def writeBufferSize: Long = get(WriteBufferSize).map(MemorySize.parse(WriteBufferSize, _)).getOrElse(256L << 20)
+  def rowKindField: Option[String] = get(RowKindField).map(_.trim)
+  def bucketKey: Seq[String] = get(BucketKey).toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
+  def writeOnly: Boolean = get(WriteOnly).exists(_.trim.equalsIgnoreCase("true"))
 }
 
 object TableOptions {
@@ -44,10 +48,14 @@ object TableOptions {
   val WriteOnly = "write-only"
   val PrimaryKey = "primary-key"
   val Partition = "partition"
+  val BucketKey = "bucket-key"
+  val RowKindField = "rowkind.field"
+  val WriteBufferSize = "write-buffer-size"
+  val ChangelogProducer = "changelog-producer"
 
   /** Options that shape files already written; ALTER TABLE may not change them. */
   val Immutable: Set[String] = Set(Bucket, PrimaryKey, Partition, PartitionDefaultName, PartitionLegacyName,
-    "bucket-key", "merge-engine", "sequence.field", "rowkind.field")
+    BucketKey, "merge-engine", "sequence.field", "sequence.field.sort-order", RowKindField)
 
   private def int(min: Int, max: Int)(key: String, v: String): Unit =
     if (!v.trim.toIntOption.exists(n => n >= min && n <= max)) {
@@ -66,13 +74,28 @@ object TableOptions {
 
   /** Options this engine implements, each with the check of its value. */
   private val supported: Map[String, (String, String) => Unit] = Map(
+    // Which values a table may use depends on its primary key: see KeyLayout.
     Bucket -> { (k, v) =>
       int(Int.MinValue, Int.MaxValue)(k, v)
-      if (v.trim.toInt != -1) {
-        throw new UnsupportedFeatureException(
-          s"table option '$k'=$v is not supported yet: append tables use bucket=-1 (bucket-unaware)")
+      val n = v.trim.toInt
+      if (n == -2) throw new UnsupportedFeatureException(s"table option '$k'=-2 (postpone bucket) is not supported yet")
+      if (n == 0 || n < -2) throw new InvalidOptionException(k, s"table option '$k' must be -1 (dynamic) or positive, not $v")
+    },
+    BucketKey -> anything,
+    // Checked against the columns by MergeEngineSpec.
+    "merge-engine" -> anything,
+    "sequence.field" -> anything,
+    "sequence.field.sort-order" -> anything,
+    RowKindField -> anything,
+    "ignore-delete" -> boolean,
+    "partial-update.remove-record-on-delete" -> boolean,
+    ChangelogProducer -> { (k, v) =>
+      oneOf(Set("none", "input", "lookup", "full-compaction"))(k, v)
+      if (v.trim.toLowerCase != "none") {
+        throw new UnsupportedFeatureException(s"table option '$k'=$v is not supported yet: only 'none' is")
       }
     },
+    WriteBufferSize -> { (k, v) => MemorySize.parse(k, v); () },
     FileFormat -> { (k, v) =>
       oneOf(Set("parquet", "orc", "avro", "csv", "json", "lance", "blob"))(k, v)
       if (v.trim.toLowerCase != "parquet") {
@@ -109,14 +132,12 @@ object TableOptions {
 
   /** Paimon options that exist but are not implemented here yet: refused, never silently ignored. */
   private val knownUnsupported: Set[String] = Set(
-    PrimaryKey, "bucket-key", "bucket-function.type", "merge-engine", "sequence.field", "sequence.field.sort-order",
-    "rowkind.field", "ignore-delete", "partial-update.remove-record-on-delete", "changelog-producer",
-    "changelog-producer.row-deduplicate", "deletion-vectors.enabled", "deletion-vectors.bitmap64",
+    PrimaryKey, "bucket-function.type", "changelog-producer.row-deduplicate", "deletion-vectors.enabled", "deletion-vectors.bitmap64",
     "snapshot.num-retained.min", "snapshot.num-retained.max", "snapshot.time-retained", "snapshot.expire.limit",
     "changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained",
     "num-sorted-run.compaction-trigger", "num-sorted-run.stop-trigger", "num-levels",
     "compaction.max-size-amplification-percent", "compaction.size-ratio", "compaction.min.file-num",
-    "full-compaction.delta-commits", "write-buffer-size", "write-buffer-spillable", "dynamic-bucket.target-row-num",
+    "full-compaction.delta-commits", "write-buffer-spillable", "dynamic-bucket.target-row-num",
     "dynamic-bucket.initial-buckets", "metadata.stats-dense-store", "metadata.stats-keep-first-n-columns",
     "data-file.thin-mode", "data-file.external-paths", "data-file.path-directory", "changelog-file.prefix",
     "changelog-file.format", "file.suffix.include.compression", "row-tracking.enabled", "data-evolution.enabled",
@@ -131,10 +152,13 @@ object TableOptions {
   private val knownUnsupportedPrefixes: Seq[String] = Seq("fields.", "file-index.", "file.format.per.level",
     "file.compression.per.level", "lookup.", "partial-update.", "aggregation.")
 
+  private val AggregateFunction = "fields\\.(.+)\\.aggregate-function".r
+
   /** Checks every option; throws naming the first one that is unknown, malformed or unsupported. */
   def validate(options: Map[String, String]): Unit = options.toSeq.sortBy(_._1).foreach { case (key, value) =>
     supported.get(key) match {
       case Some(check) => check(key, value)
+      case None if AggregateFunction.matches(key) => ()
       case None if knownUnsupported.contains(key) || knownUnsupportedPrefixes.exists(key.startsWith) =>
         throw new UnsupportedFeatureException(s"table option '$key' is a Paimon option that paimon-spark does not support yet")
       case None =>

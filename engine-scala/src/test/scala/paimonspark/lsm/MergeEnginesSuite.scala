@@ -6,7 +6,8 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
-import paimonspark.UnsupportedFeatureException
+import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
+import paimonspark.format.{DataField, DataTypes, TableSchema}
 
 /** The partial-update and aggregation engines on hand-made histories of one key. */
 class MergeEnginesSuite extends AnyFunSuite {
@@ -18,15 +19,20 @@ class MergeEnginesSuite extends AnyFunSuite {
   private def row(seq: Long, kind: Byte, a: Any, b: String): InternalRow =
     new GenericInternalRow(Array[Any](seq, kind, 1, a, Option(b).map(UTF8String.fromString).orNull))
 
+  /** The engine's result as a batch read sees it: a merged retraction means the key is gone. */
   private def fold(spec: MergeEngineSpec, rows: InternalRow*): Option[(Any, Any)] = {
     val engine = spec.create(schema, Seq(2))
     engine.reset()
     rows.foreach(engine.add)
-    engine.result().map(r => (if (r.isNullAt(3)) null else r.getLong(3), if (r.isNullAt(4)) null else r.getUTF8String(4).toString))
+    engine.result().filterNot(KeyValue.isRetract).map(r => (if (r.isNullAt(3)) null else r.getLong(3), if (r.isNullAt(4)) null else r.getUTF8String(4).toString))
   }
 
-  private def spec(engine: String, options: (String, String)*): MergeEngineSpec =
-    MergeEngineSpec.fromOptions("t", (options :+ ("merge-engine" -> engine)).toMap)
+  private def spec(engine: String, options: (String, String)*): MergeEngineSpec = {
+    val fields = Seq(DataField(0, "k", DataTypes.int.withNullable(false)), DataField(1, "a", DataTypes.bigint),
+      DataField(2, "b", DataTypes.string))
+    MergeEngineSpec.of("t", TableSchema(0, fields, 2, Nil, Seq("k"), (options :+ ("merge-engine" -> engine)).toMap,
+      None, 0L))
+  }
 
   test("partial-update keeps the newest non-null value of each column") {
     val pu = spec("partial-update")
@@ -71,7 +77,20 @@ class MergeEnginesSuite extends AnyFunSuite {
   test("options that change merging and are not implemented are refused") {
     intercept[UnsupportedFeatureException](spec("first-row"))
     intercept[UnsupportedFeatureException](spec("partial-update", "fields.a.sequence-group" -> "b"))
-    intercept[UnsupportedFeatureException](spec("deduplicate", "sequence.field" -> "a"))
-    intercept[UnsupportedFeatureException](spec("aggregation", "fields.a.aggregate-function" -> "hll_sketch").create(schema, Seq(2)))
+    intercept[UnsupportedFeatureException](spec("aggregation", "fields.a.aggregate-function" -> "hll_sketch"))
+  }
+
+  test("options naming missing columns or unfit types are refused") {
+    intercept[InvalidOptionException](spec("deduplicate", "sequence.field" -> "nope"))
+    intercept[InvalidOptionException](spec("aggregation", "fields.b.aggregate-function" -> "sum"))
+    intercept[InvalidOptionException](spec("aggregation", "fields.k.aggregate-function" -> "sum"))
+    intercept[InvalidOptionException](spec("deduplicate", "sequence.field.sort-order" -> "sideways"))
+  }
+
+  test("a merged -D of partial-update with remove-record-on-delete is kept for writers") {
+    val remove = spec("partial-update", "partial-update.remove-record-on-delete" -> "true").create(schema, Seq(2))
+    remove.reset()
+    Seq(row(1, Insert, 1L, "x"), row(2, Delete, 1L, "x")).foreach(remove.add)
+    assert(remove.result().map(KeyValue.kind).contains(Delete))
   }
 }

@@ -37,6 +37,20 @@ class SortedRunMergeSuite extends AnyFunSuite {
     assert(merge(Seq(delete), ignoreDelete = true) == Nil)
   }
 
+  test("writers keep a merged retraction so it still hides older files") {
+    val runs = Seq(Seq(kv(1, Insert, 1, "a")), Seq(kv(2, Delete, 1, "a")))
+    val kept = new SortedRunMerge(runs.map(_.iterator), byKey, new DeduplicateEngine(false), dropRetractions = false).toSeq
+    assert(kept.map(r => (KeyValue.sequence(r), KeyValue.kind(r))) == Seq(2L -> Delete))
+  }
+
+  test("a version ordering other than the sequence number decides which version is newest") {
+    // As with sequence.field: the value column orders versions, whatever the sequence numbers say.
+    val byValue: Ordering[InternalRow] = Ordering.by[InternalRow, String](_.get(3, null).asInstanceOf[String])
+    val runs = Seq(Seq(kv(1, Insert, 1, "z")), Seq(kv(2, Insert, 1, "m")))
+    val merged = new SortedRunMerge(runs.map(_.iterator), byKey, new DeduplicateEngine(false), byValue).toSeq
+    assert(merged.map(_.get(3, null)) == Seq("z"))
+  }
+
   test("empty runs and a single run pass through") {
     assert(merge(Seq(Nil, Seq(kv(1, Insert, 7, "x")), Nil)) == Seq(7 -> "x"))
     assert(merge(Nil) == Nil)

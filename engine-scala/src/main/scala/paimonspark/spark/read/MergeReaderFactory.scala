@@ -32,7 +32,8 @@ final class MergeReaderFactory(
     }
     val ordering = new InterpretedOrdering(keyOrdinals.map(i =>
       SortOrder(BoundReference(i, mergeSchema(i).dataType, nullable = false), Ascending)))
-    val merged = new SortedRunMerge(runs, ordering, engine.create(mergeSchema, keyOrdinals))
+    val merged = new SortedRunMerge(runs, ordering, engine.create(mergeSchema, keyOrdinals),
+      engine.versionOrdering(mergeSchema))
     val width = mergeSchema.length
     val project = UnsafeProjection.create(
       outputOrdinals.map(i => BoundReference(i, mergeSchema(i).dataType, mergeSchema(i).nullable)) ++

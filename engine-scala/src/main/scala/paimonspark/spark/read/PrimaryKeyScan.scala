@@ -23,18 +23,21 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, predicat
 
   private val keyNames = schema.primaryKeys.filterNot(partitionNames.contains)
 
-  /** What the merge reads of each file: sequence, kind, the key, then the other required columns. */
-  private val mergeSchema: StructType = {
-    val keys = keyNames.map(k => tableStruct(k))
-    val rest = readDataSchema.filterNot(f => keyNames.contains(f.name)).map(f => tableStruct(f.name))
-    StructType(KeyValue.SystemFields ++ keys ++ rest)
-  }
-
   private val engine = {
     if (table.options.bucket == -2) {
       throw new UnsupportedFeatureException(s"table ${table.location} uses bucket=-2 (postpone); reading it is not supported yet")
     }
-    MergeEngineSpec.fromOptions(table.location.toString, schema.options)
+    MergeEngineSpec.of(table.location.toString, schema)
+  }
+
+  /**
+   * What the merge reads of each file: sequence, kind, the key, then the other required columns
+   * and the sequence fields that order versions.
+   */
+  private val mergeSchema: StructType = {
+    val keys = keyNames.map(k => tableStruct(k))
+    val rest = (readDataSchema.fieldNames.toSeq ++ engine.sequenceFields).distinct.filterNot(keyNames.contains)
+    StructType(KeyValue.SystemFields ++ keys ++ rest.map(tableStruct(_)))
   }
 
   override def description(): String =

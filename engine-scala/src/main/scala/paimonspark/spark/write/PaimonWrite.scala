@@ -2,36 +2,48 @@ package paimonspark.spark.write
 
 import java.util.UUID
 
-import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
-import org.apache.spark.sql.connector.expressions.{Expressions, SortDirection, SortOrder}
+import org.apache.spark.sql.connector.expressions.{Expression, Expressions, SortDirection, SortOrder}
 import org.apache.spark.sql.connector.write._
 
 import paimonspark.format.ManifestEntry
-import paimonspark.spark.SparkTable
-import paimonspark.table.{AppendWriter, FileStoreTable, OverwriteScope}
+import paimonspark.spark.{BucketFunction, SparkTable}
+import paimonspark.table.{KeyLayout, OverwriteScope, PrimaryKeyWriter}
 
 /** What one task wrote: the ADD entries of its data files. */
 final case class FilesWritten(entries: Seq[ManifestEntry]) extends WriterCommitMessage
 
 /**
- * A batch write: executors write data files, the driver commits them as one snapshot. Rows are
- * sorted by partition within each task (as Spark's file sources do), so a task keeps one file
- * open at a time.
+ * A batch write: executors write data files, the driver commits them as one snapshot.
+ *  - Append tables: rows are sorted by partition within each task (as Spark's file sources do), so
+ *    a task keeps one file open at a time.
+ *  - Primary-key tables: rows are clustered by (partition, Paimon bucket), so each bucket is written
+ *    by one task, which sorts and merges them itself ([[PrimaryKeyWriter]]).
  */
 final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope])
     extends Write with RequiresDistributionAndOrdering with BatchWrite {
 
   private val store = table.store
+  private val partitions = store.schema.partitionKeys.map(k => Expressions.column(k): Expression)
 
-  override def requiredDistribution(): Distribution = Distributions.unspecified()
+  override def requiredDistribution(): Distribution =
+    if (!store.isPrimaryKeyTable) Distributions.unspecified()
+    else {
+      val layout = KeyLayout.of(table.name(), store.schema)
+      val bucket = Expressions.apply(BucketFunction.Name,
+        (Expressions.literal(layout.buckets) +: layout.bucketKeys.map(Expressions.column)): _*)
+      Distributions.clustered((partitions :+ bucket).toArray)
+    }
 
   override def requiredOrdering(): Array[SortOrder] =
-    store.schema.partitionKeys.map(k => Expressions.sort(Expressions.column(k), SortDirection.ASCENDING)).toArray
+    if (store.isPrimaryKeyTable) Array.empty
+    else partitions.map(Expressions.sort(_, SortDirection.ASCENDING)).toArray
 
   override def toBatch: BatchWrite = this
 
-  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = new AppendWriterFactory(store)
+  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
+    if (store.isPrimaryKeyTable) new PrimaryKeyWriterFactory(store, PrimaryKeyWriter.nextSequences(store))
+    else new AppendWriterFactory(store)
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
     val entries = messages.toSeq.flatMap { case FilesWritten(e) => e }
@@ -42,14 +54,4 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope])
     messages.toSeq.flatMap { case FilesWritten(e) => e; case _ => Nil }.foreach { e =>
       store.io.delete(store.dataFilePath(e.partition, e.bucket, e.file), recursive = false)
     }
-}
-
-final class AppendWriterFactory(table: FileStoreTable) extends DataWriterFactory {
-  override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = new DataWriter[InternalRow] {
-    private val writer = new AppendWriter(table)
-    override def write(row: InternalRow): Unit = writer.write(row)
-    override def commit(): WriterCommitMessage = FilesWritten(writer.finish())
-    override def abort(): Unit = writer.abort()
-    override def close(): Unit = ()
-  }
 }

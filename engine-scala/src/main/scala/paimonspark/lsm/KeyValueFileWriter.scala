@@ -1,0 +1,127 @@
+package paimonspark.lsm
+
+import scala.collection.mutable.ArrayBuffer
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
+
+import paimonspark.format._
+import paimonspark.fs.FileIO
+
+/** What every data file of a table is written with. */
+final case class DataFileSettings(
+    io: FileIO,
+    compression: String,
+    zstdLevel: Int,
+    targetFileSize: Long,
+    statsMode: StatsMode,
+    schemaId: Long,
+    filePrefix: String)
+
+/**
+ * Writes one sorted run of a bucket into primary-key data files of one level, rolling to a new
+ * file at the target size. Input rows are merged versions in key order, laid out as (sequence,
+ * kind, table columns, anything after is ignored); each file gets the true first and last key,
+ * key and value statistics, its sequence range and its count of retractions.
+ */
+final class KeyValueFileWriter(
+    settings: DataFileSettings,
+    bucketDir: Path,
+    fields: Seq[DataField],
+    keyIndices: Seq[Int],
+    level: Int,
+    fileSource: Int) {
+
+  private val keyFields = keyIndices.map(fields)
+  private val keyTypes = keyFields.map(_.dataType)
+  private val fileFields = KeyValueFields.fileFields(keyFields, fields)
+  private val fileSchema = SparkTypes.physical(SparkTypes.toSparkStruct(fileFields, withFieldIds = true))
+  private val inputOrdinals = keyIndices.map(_ + 2) ++ Seq(KeyValue.SequenceOrdinal, KeyValue.KindOrdinal) ++
+    fields.indices.map(_ + 2)
+  private val toFile = UnsafeProjection.create(inputOrdinals.zip(fileSchema.fields).map { case (i, f) =>
+    BoundReference(i, f.dataType, f.nullable)
+  })
+  private val toKey = UnsafeProjection.create(keyIndices.indices.map(i => BoundReference(i, fileSchema(i).dataType, false)))
+  private val namer = new FileNamer(settings.filePrefix, ".parquet")
+  private val written = ArrayBuffer.empty[DataFileMeta]
+  private val paths = ArrayBuffer.empty[Path]
+
+  private var file: ParquetDataFile = _
+  private var path: Path = _
+  private var minKey: Array[Byte] = _
+  // Backed by a byte array from the start: copyFrom only works on such rows.
+  private val lastKey = { val r = new UnsafeRow(keyIndices.size); r.pointTo(new Array[Byte](64), 0); r }
+  private var minSequence = Long.MaxValue
+  private var maxSequence = Long.MinValue
+  private var retractions = 0L
+
+  def write(kv: InternalRow): Unit = {
+    if (file == null) open()
+    val row = toFile(kv)
+    file.write(row)
+    val key = toKey(row)
+    if (minKey == null) minKey = BinaryRow.serialize(keyTypes, key)
+    lastKey.copyFrom(key)
+    val sequence = kv.getLong(KeyValue.SequenceOrdinal)
+    minSequence = math.min(minSequence, sequence)
+    maxSequence = math.max(maxSequence, sequence)
+    if (KeyValue.isRetract(kv)) retractions += 1
+    if ((file.rowCount & 1023) == 0 && file.estimatedSize >= settings.targetFileSize) close()
+  }
+
+  /** Closes the open file and returns every file written, in key order. */
+  def finish(): Seq[DataFileMeta] = {
+    close()
+    written.toSeq
+  }
+
+  /** Deletes every file this writer created. */
+  def abort(): Unit = {
+    if (file != null) file.abort()
+    file = null
+    paths.foreach(p => settings.io.delete(p, recursive = false))
+  }
+
+  private def open(): Unit = {
+    path = new Path(bucketDir, namer.next())
+    paths += path
+    file = new ParquetDataFile(settings.io.newOutputFile(path), fileSchema, settings.io.hadoopConf.value,
+      settings.compression, settings.zstdLevel)
+  }
+
+  private def close(): Unit = if (file != null) {
+    val footer = file.close()
+    val rows = file.rowCount
+    file = null
+    // Key stats keep one entry per key column whatever the mode: readers index them by key position.
+    val keyMode = if (settings.statsMode == StatsMode.NoStats) StatsMode.Counts else settings.statsMode
+    val (keyStats, _) = FooterStats.valueStats(fileFields.take(keyFields.size), footer, keyMode)
+    val (valueStats, statsCols) = FooterStats.valueStats(fields, footer, settings.statsMode)
+    written += DataFileMeta(
+      fileName = path.getName,
+      fileSize = settings.io.length(path),
+      rowCount = rows,
+      minKey = minKey,
+      maxKey = BinaryRow.serialize(keyTypes, lastKey),
+      keyStats = keyStats,
+      valueStats = valueStats,
+      minSequenceNumber = minSequence,
+      maxSequenceNumber = maxSequence,
+      schemaId = settings.schemaId,
+      level = level,
+      extraFiles = Nil,
+      creationTimeMillis = Some(DataFileMeta.creationTimeMillis()),
+      deleteRowCount = Some(retractions),
+      embeddedIndex = None,
+      fileSource = Some(fileSource),
+      valueStatsCols = statsCols,
+      externalPath = None,
+      firstRowId = None,
+      writeCols = None)
+    minKey = null
+    minSequence = Long.MaxValue
+    maxSequence = Long.MinValue
+    retractions = 0L
+  }
+}

@@ -1,0 +1,58 @@
+package paimonspark.spark
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
+import org.apache.spark.sql.connector.catalog.{FunctionCatalog, Identifier}
+import org.apache.spark.sql.connector.catalog.functions.{BoundFunction, ScalarFunction, UnboundFunction}
+import org.apache.spark.sql.types.{DataType, IntegerType, StructType}
+
+import paimonspark.format.{BinaryRow, BucketHash, SparkTypes}
+
+/**
+ * Paimon's bucket function as a Spark function, `paimon_bucket(buckets, key columns...)`: writes to
+ * primary-key tables ask Spark to cluster rows by it, so each bucket is written by one task. Spark
+ * finds it through the catalog of the table written to.
+ */
+object BucketFunction extends UnboundFunction {
+  val Name = "paimon_bucket"
+
+  override def name(): String = Name
+
+  override def description(): String =
+    s"$Name(buckets, key...) - the Paimon bucket (Murmur3 over the BinaryRow of the key columns) among `buckets`"
+
+  override def bind(inputType: StructType): BoundFunction = {
+    if (inputType.length < 2 || inputType.head.dataType != IntegerType) {
+      throw new UnsupportedOperationException(s"$Name takes a number of buckets (INT) and at least one key column")
+    }
+    new Bound(inputType.fields.map(_.dataType))
+  }
+
+  final class Bound(types: Array[DataType]) extends ScalarFunction[Integer] {
+    private val keyTypes = types.toSeq.tail.zipWithIndex.map { case (t, i) => SparkTypes.toPaimon(t, s"_${i + 1}", () => 0) }
+    @transient private lazy val toKey = UnsafeProjection.create(types.indices.tail.map(i => BoundReference(i, types(i), true)))
+
+    override def inputTypes(): Array[DataType] = types
+    override def resultType(): DataType = IntegerType
+    override def name(): String = Name
+    override def canonicalName(): String = s"paimon.$Name(${keyTypes.map(_.sql).mkString(", ")})"
+    override def isResultNullable: Boolean = false
+    override def produceResult(input: InternalRow): Integer =
+      BucketHash.bucket(BinaryRow.toBytes(keyTypes, toKey(input)), input.getInt(0))
+  }
+}
+
+/** The functions every Paimon catalog offers (Spark asks for them with an empty namespace). */
+trait PaimonFunctions extends FunctionCatalog {
+  override def listFunctions(namespace: Array[String]): Array[Identifier] =
+    if (namespace.isEmpty) Array(Identifier.of(namespace, BucketFunction.Name)) else Array.empty
+
+  override def loadFunction(ident: Identifier): UnboundFunction =
+    PaimonFunctions.find(ident).getOrElse(throw new NoSuchFunctionException(ident))
+}
+
+object PaimonFunctions {
+  def find(ident: Identifier): Option[UnboundFunction] =
+    if (ident.namespace().isEmpty && ident.name().equalsIgnoreCase(BucketFunction.Name)) Some(BucketFunction) else None
+}

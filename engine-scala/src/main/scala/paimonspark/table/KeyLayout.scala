@@ -1,0 +1,69 @@
+package paimonspark.table
+
+import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
+import paimonspark.format.{AtomicType, TableSchema, TypeRoot}
+import paimonspark.lsm.MergeEngineSpec
+
+/**
+ * How the rows of a table map to keys and buckets. `trimmedKeys` is the primary key without the
+ * partition columns (what data files store as `_KEY_*` and sort by); `bucketKeys` are the columns
+ * Paimon's bucket function hashes.
+ */
+final case class KeyLayout(primaryKeys: Seq[String], trimmedKeys: Seq[String], bucketKeys: Seq[String], buckets: Int)
+
+object KeyLayout {
+  private val PrimaryKeyOnly = Seq(TableOptions.BucketKey, "merge-engine", "sequence.field", "sequence.field.sort-order",
+    TableOptions.RowKindField, "ignore-delete", "partial-update.remove-record-on-delete", TableOptions.ChangelogProducer)
+
+  /** The layout of a table; throws naming the table and the option or column at fault. */
+  def of(table: String, schema: TableSchema): KeyLayout = {
+    val options = TableOptions(schema.options)
+    val pk = schema.primaryKeys
+    if (pk.isEmpty) {
+      PrimaryKeyOnly.find(schema.options.contains).foreach { k =>
+        throw new InvalidOptionException(k, s"table $table: option '$k' applies to primary-key tables only, and this " +
+          "table has no 'primary-key'")
+      }
+      if (options.bucket != -1) {
+        throw new UnsupportedFeatureException(
+          s"table $table: option 'bucket'=${options.bucket} on a table without primary key is not supported yet " +
+            "(use bucket=-1)")
+      }
+      return KeyLayout(Nil, Nil, Nil, -1)
+    }
+    def fail(message: String) = throw new InvalidOptionException(TableOptions.PrimaryKey, s"table $table: $message")
+    pk.groupBy(identity).collectFirst { case (k, ks) if ks.size > 1 => fail(s"primary-key names '$k' twice") }
+    pk.foreach { k =>
+      val field = schema.fields.find(_.name == k).getOrElse(fail(s"primary-key column '$k' is not a column of the table"))
+      if (!field.dataType.isInstanceOf[AtomicType]) {
+        fail(s"primary-key column '$k' has type ${field.dataType.sql}; only atomic types can be keys")
+      }
+    }
+    schema.partitionKeys.find(p => !pk.contains(p)).foreach { p =>
+      fail(s"the primary key (${pk.mkString(", ")}) must include every partition column, and '$p' is missing")
+    }
+    val trimmed = pk.filterNot(schema.partitionKeys.contains)
+    if (trimmed.isEmpty) fail("the primary key must have a column that is not a partition column")
+    if (options.bucket == -1) {
+      throw new UnsupportedFeatureException(s"table $table: 'primary-key' tables with dynamic bucket (bucket=-1, the " +
+        "default) are not supported yet; set 'bucket' to a number of buckets")
+    }
+    val bucketKeys = if (options.bucketKey.isEmpty) trimmed else options.bucketKey
+    bucketKeys.find(k => !trimmed.contains(k)).foreach { k =>
+      throw new InvalidOptionException(TableOptions.BucketKey, s"table $table: bucket-key column '$k' must be a " +
+        s"primary-key column that is not a partition column (${trimmed.mkString(", ")})")
+    }
+    options.rowKindField.foreach { f =>
+      val isText = schema.fields.find(_.name == f).exists(_.dataType match {
+        case a: AtomicType => a.root == TypeRoot.VarChar || a.root == TypeRoot.Char
+        case _ => false
+      })
+      if (!isText) {
+        throw new InvalidOptionException(TableOptions.RowKindField,
+          s"table $table: rowkind.field '$f' must be a string column holding +I, -U, +U or -D")
+      }
+    }
+    MergeEngineSpec.of(table, schema)
+    KeyLayout(pk, trimmed, bucketKeys, options.bucket)
+  }
+}

@@ -1,0 +1,172 @@
+package paimonspark.table
+
+import scala.collection.mutable.ArrayBuffer
+
+import org.apache.spark.SparkEnv
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
+import org.apache.spark.sql.execution.UnsafeExternalRowSorter
+import org.apache.spark.sql.types.{IntegerType, StructField, StructType}
+import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
+
+import paimonspark.InvalidDataException
+import paimonspark.format._
+import paimonspark.lsm.{DataFileSettings, KeyValue, KeyValueFileWriter, MergeEngineSpec, SortedRunMerge}
+
+/**
+ * The executor side of a write to a primary-key table, as Paimon's merge-tree writer does it: rows
+ * go into a sort buffer of `write-buffer-size` (Spark's external sorter, which spills to disk under
+ * memory pressure); a full buffer is flushed as one level-0 sorted run per (partition, bucket), with
+ * the versions of a key in the buffer merged by the table's merge engine. Rows are numbered in
+ * arrival order; a bucket's sequence numbers continue from `nextSequences` (highest committed + 1),
+ * so every new version is newer than what the bucket holds.
+ */
+final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, Long]) {
+  import PrimaryKeyWriter._
+
+  private val schema = table.schema
+  private val name = table.location.toString
+  private val layout = KeyLayout.of(name, schema)
+  private val spec = MergeEngineSpec.of(name, schema)
+  private val options = table.options
+  private val columns = SparkTypes.physical(SparkTypes.toSparkStruct(schema.fields, withFieldIds = false))
+  private val width = columns.length
+  private def column(name: String): Int = schema.fieldNames.indexOf(name)
+
+  // Buffered rows: (arrival, kind, table columns, bucket).
+  private val bufferSchema = StructType(KeyValue.SystemFields ++ columns.fields :+ StructField("_BUCKET", IntegerType))
+  private val bucketOrdinal = width + 2
+  private def ref(i: Int) = BoundReference(i, bufferSchema(i).dataType, bufferSchema(i).nullable)
+  private def buffered(name: String) = ref(column(name) + 2)
+
+  // Built from (arrival, kind, bucket) joined with the input row.
+  private val system = new SpecificInternalRow(Seq(KeyValue.SystemFields(0).dataType, KeyValue.SystemFields(1).dataType,
+    IntegerType))
+  private val toBuffer = UnsafeProjection.create(
+    Seq(BoundReference(0, bufferSchema(0).dataType, false), BoundReference(1, bufferSchema(1).dataType, false)) ++
+      columns.indices.map(i => BoundReference(3 + i, columns(i).dataType, true)) :+ BoundReference(2, IntegerType, false))
+  private val joined = new JoinedRow()
+
+  private val keyOrdinals = layout.primaryKeys.map(column)
+  private val bucketKeyTypes = layout.bucketKeys.map(k => schema.field(k).dataType)
+  private val toBucketKey = UnsafeProjection.create(layout.bucketKeys.map(k =>
+    BoundReference(column(k), columns(column(k)).dataType, true)))
+  private val rowKindOrdinal = options.rowKindField.map(column)
+
+  /** Groups of the sorted buffer: (bucket, partition, trimmed key). */
+  private val groupOrder = (ref(bucketOrdinal) +: schema.partitionKeys.map(buffered)) ++ layout.trimmedKeys.map(buffered)
+  private val groupOrdering = GenerateOrdering.generate(groupOrder.map(SortOrder(_, Ascending)))
+  private val sortOrdering = {
+    val direction = if (spec.sequenceDescending) Descending else Ascending
+    GenerateOrdering.generate(groupOrder.map(SortOrder(_, Ascending)) ++
+      spec.sequenceFields.map(f => SortOrder(buffered(f), direction)) :+ SortOrder(ref(0), Ascending))
+  }
+  private val engine = spec.create(bufferSchema, bucketOrdinal +: keyOrdinals.map(_ + 2))
+
+  private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
+  private val toPartition = UnsafeProjection.create(schema.partitionKeys.map(buffered))
+  private val trimmedKeyIndices = layout.trimmedKeys.map(column)
+  private val settings = DataFileSettings(table.io, options.fileCompression, options.zstdLevel, options.targetFileSize,
+    options.statsMode, schema.id, options.dataFilePrefix)
+
+  private var sorter: UnsafeExternalRowSorter = _
+  private var bufferedBytes = 0L
+  private var arrival = 0L
+  private val written = ArrayBuffer.empty[ManifestEntry]
+  private val writers = ArrayBuffer.empty[KeyValueFileWriter]
+
+  def write(row: InternalRow): Unit = {
+    keyOrdinals.foreach { i =>
+      if (row.isNullAt(i)) {
+        throw new InvalidDataException(s"table $name: primary-key column '${schema.fields(i).name}' is null in a written row")
+      }
+    }
+    system.setLong(0, arrival)
+    system.setByte(1, kindOf(row))
+    system.setInt(2, BucketHash.bucket(BinaryRow.toBytes(bucketKeyTypes, toBucketKey(row)), layout.buckets))
+    arrival += 1
+    val kv = toBuffer(joined(system, row))
+    if (sorter == null) sorter = newSorter()
+    sorter.insertRow(kv)
+    bufferedBytes += kv.getSizeInBytes
+    if (bufferedBytes >= options.writeBufferSize) flush()
+  }
+
+  /** Flushes the buffer and returns every file written. */
+  def finish(): Seq[ManifestEntry] = {
+    flush()
+    written.toSeq
+  }
+
+  /** Deletes every file this writer created and frees the buffer. */
+  def abort(): Unit = {
+    if (sorter != null) sorter.cleanupResources()
+    sorter = null
+    writers.foreach(_.abort())
+  }
+
+  private def kindOf(row: InternalRow): Byte = rowKindOrdinal match {
+    case None => KeyValue.Insert
+    case Some(i) =>
+      val text = if (row.isNullAt(i)) null else row.getUTF8String(i).toString
+      Option(text).flatMap(KeyValue.kindOf).getOrElse(throw new InvalidDataException(
+        s"table $name: rowkind.field '${schema.fields(i).name}' holds '$text'; it must be +I, -U, +U or -D"))
+  }
+
+  private def newSorter(): UnsafeExternalRowSorter = {
+    val prefix = new UnsafeExternalRowSorter.PrefixComputer {
+      private val result = new UnsafeExternalRowSorter.PrefixComputer.Prefix
+      override def computePrefix(row: InternalRow): UnsafeExternalRowSorter.PrefixComputer.Prefix = {
+        result.value = row.getInt(bucketOrdinal).toLong
+        result
+      }
+    }
+    UnsafeExternalRowSorter.create(bufferSchema, sortOrdering, PrefixComparators.LONG, prefix,
+      SparkEnv.get.memoryManager.pageSizeBytes, false)
+  }
+
+  /** Writes the buffer as one sorted run per (partition, bucket) in it. */
+  private def flush(): Unit = if (sorter != null) {
+    val sorted = sorter.sort().map(_.copy())
+    sorter = null
+    bufferedBytes = 0
+    val merged = new SortedRunMerge(Seq(sorted), groupOrdering, engine, dropRetractions = false)
+    var bucket = -1
+    var partition: UnsafeRow = null
+    var partitionBytes: Array[Byte] = null
+    var writer: KeyValueFileWriter = null
+    var base = 0L
+    def closeWriter(): Unit = if (writer != null) {
+      written ++= writer.finish().map(ManifestEntry(FileKind.Add, partitionBytes, bucket, layout.buckets, _))
+    }
+    merged.foreach { kv =>
+      val p = toPartition(kv)
+      if (writer == null || kv.getInt(bucketOrdinal) != bucket || p != partition) {
+        closeWriter()
+        bucket = kv.getInt(bucketOrdinal)
+        partition = p.copy()
+        partitionBytes = BinaryRow.serialize(partitionTypes, partition)
+        base = nextSequences.getOrElse(sequenceKey(partitionBytes, bucket), 0L)
+        writer = new KeyValueFileWriter(settings, table.paths.bucketDir(table.partitionPathOf(partition), bucket),
+          schema.fields, trimmedKeyIndices, level = 0, FileSource.Append)
+        writers += writer
+      }
+      kv.setLong(KeyValue.SequenceOrdinal, base + kv.getLong(KeyValue.SequenceOrdinal))
+      writer.write(kv)
+    }
+    closeWriter()
+  }
+}
+
+object PrimaryKeyWriter {
+  /** How `nextSequences` names a bucket. */
+  def sequenceKey(partition: Array[Byte], bucket: Int): String =
+    s"$bucket:${java.util.Base64.getEncoder.encodeToString(partition)}"
+
+  /** Each bucket's next sequence number, from the live files of the snapshot a write starts from. */
+  def nextSequences(table: FileStoreTable): Map[String, Long] =
+    table.newScan().plan(table.snapshotManager.latest(), None).map { split =>
+      sequenceKey(split.partitionBytes, split.bucket) -> (split.files.map(_.maxSequenceNumber).max + 1)
+    }.toMap
+}
