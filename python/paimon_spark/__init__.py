@@ -11,6 +11,7 @@ from paimon_spark.errors import (
     UnsupportedFeatureError,
 )
 from paimon_spark.session import configure_spark_with_paimon, engine_jar
+from paimon_spark.table import PaimonTable
 from paimon_spark.version import __version__
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "InvalidIdentifierError",
     "InvalidOptionError",
     "PaimonError",
+    "PaimonTable",
     "TableNotFoundError",
     "UnsupportedFeatureError",
     "__version__",

@@ -14,13 +14,14 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.{InvalidIdentifierException, UnsupportedFeatureException}
 import paimonspark.fs.{FileIO, HadoopConf}
-import paimonspark.table.{FileSystemCatalog, SchemaChanges}
+import paimonspark.spark.procedures.PaimonProcedures
+import paimonspark.table.{FileStoreTable, FileSystemCatalog, SchemaChanges}
 
 /**
  * The Spark catalog over a Paimon filesystem warehouse, registered as
  * `spark.sql.catalog.<name>=paimonspark.spark.PaimonCatalog` with `.warehouse=<path>`.
  */
-class PaimonCatalog extends TableCatalog with SupportsNamespaces with PaimonFunctions {
+class PaimonCatalog extends TableCatalog with SupportsNamespaces with PaimonFunctions with PaimonProcedures {
   private var catalogName: String = _
   private var catalog: FileSystemCatalog = _
 
@@ -100,6 +101,12 @@ class PaimonCatalog extends TableCatalog with SupportsNamespaces with PaimonFunc
     val (db, t) = parts(ident)
     if (!catalog.tableExists(db, t)) throw new NoSuchTableException((ident.namespace() :+ ident.name()).toIndexedSeq)
     new SparkTable(catalog.loadTable(db, t), s"$catalogName.$db.$t")
+  }
+
+  override protected def procedureTable(name: String): FileStoreTable = {
+    val parts = name.split("\\.").map(_.trim)
+    val ident = if (parts.length == 1) Identifier.of(defaultNamespace(), parts.head) else Identifier.of(parts.init, parts.last)
+    loadTable(ident).asInstanceOf[SparkTable].store
   }
 
   override def createTable(ident: Identifier, info: TableInfo): Table =

@@ -12,7 +12,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * `CREATE TABLE t (...) USING paimon` goes to the Paimon warehouse, everything else to Spark's
  * session catalog. Names are looked up in the warehouse first.
  */
-class PaimonSessionCatalog extends DelegatingCatalogExtension {
+class PaimonSessionCatalog extends DelegatingCatalogExtension with ProcedureCatalog {
   private val paimon = new PaimonCatalog
 
   override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
@@ -25,6 +25,10 @@ class PaimonSessionCatalog extends DelegatingCatalogExtension {
 
   private def ensureDatabase(namespace: Array[String]): Unit =
     if (!paimon.namespaceExists(namespace)) paimon.createNamespace(namespace, new util.HashMap())
+
+  override def loadProcedure(ident: Identifier): procedures.UnboundProcedure = paimon.loadProcedure(ident)
+
+  override def listProcedures(namespace: Array[String]): Array[Identifier] = paimon.listProcedures(namespace)
 
   override def loadFunction(ident: Identifier): functions.UnboundFunction =
     PaimonFunctions.find(ident).getOrElse(super.loadFunction(ident))

@@ -2,6 +2,7 @@ package paimonspark.table
 
 import paimonspark.CommitConflictException
 import paimonspark.format._
+import paimonspark.lsm.KeyRanges
 
 /** Which live files a commit replaces. */
 sealed trait OverwriteScope
@@ -36,6 +37,57 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
         e => partitions.mayMatch(filter, BinaryRow.deserialize(partitionTypes, e.partition))
       case None => _ => false
     }
+    val kind = if (overwrite.isDefined) CommitKind.Overwrite else CommitKind.Append
+    run(added, kind, (store, base) => if (overwrite.isEmpty) Nil else store.liveFiles(base, inScope))
+  }
+
+  /**
+   * Commits a compaction: `compacted` files are replaced by `added` in a COMPACT snapshot. Fails with
+   * [[CommitConflictException]], and commits nothing, when another commit removed one of the
+   * compacted files (a concurrent compaction of the same bucket) or when the result would have
+   * overlapping key ranges within a level above 0.
+   */
+  def compact(compacted: Seq[ManifestEntry], added: Seq[ManifestEntry]): Option[Long] = {
+    if (compacted.isEmpty) return None
+    val buckets = compacted.map(e => (e.partitionKey, e.bucket)).toSet
+    val ids = compacted.map(_.identifier).toSet
+    run(added, CommitKind.Compact, (store, base) => {
+      val live = store.liveFiles(base, e => buckets.contains((e.partitionKey, e.bucket)))
+      val replaced = live.filter(e => ids.contains(e.identifier))
+      val gone = ids -- replaced.map(_.identifier)
+      if (gone.nonEmpty) throw deletionConflict(gone)
+      checkKeyRanges(live.filterNot(e => ids.contains(e.identifier)) ++ added)
+      replaced
+    })
+  }
+
+  private def deletionConflict(gone: Set[FileIdentifier]): CommitConflictException =
+    new CommitConflictException(s"Commit to table ${table.location} conflicts with a concurrent commit: " +
+      s"${gone.size} file(s) this commit replaces were already removed (e.g. ${gone.head.fileName}); " +
+      "nothing was committed")
+
+  /** Files at one level above 0 of one bucket must not overlap: readers take each such level as one run. */
+  private def checkKeyRanges(entries: Seq[ManifestEntry]): Unit = if (table.isPrimaryKeyTable) {
+    val ranges = new KeyRanges(KeyLayout.of(table.location.toString, table.schema).trimmedKeys.map(k =>
+      table.schema.field(k).dataType))
+    entries.filter(_.file.level > 0).groupBy(e => (e.partitionKey, e.bucket, e.file.level)).foreach {
+      case ((_, bucket, level), es) => ranges.firstOverlap(es.map(_.file)).foreach { case (a, b) =>
+        throw new CommitConflictException(s"Commit to table ${table.location} conflicts with a concurrent commit: " +
+          s"files ${a.fileName} and ${b.fileName} of bucket $bucket, level $level would overlap in key range; " +
+          "nothing was committed")
+      }
+    }
+  }
+
+  /**
+   * The commit loop: `replacing` names the live files the new snapshot removes, computed afresh on
+   * each attempt (and may refuse the commit); a retry fails if files planned on the first attempt
+   * are gone.
+   */
+  private def run(
+      added: Seq[ManifestEntry],
+      kind: String,
+      replacing: (ManifestStore, Seq[ManifestFileMeta]) => Seq[ManifestEntry]): Option[Long] = {
     val maxRetries = table.options.commitMaxRetries
     var planned: Option[Set[FileIdentifier]] = None
     var attempt = 0
@@ -44,15 +96,11 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       val latest = snapshots.latest()
       val store = table.newManifestStore()
       val base = latest.map(store.dataManifests).getOrElse(Nil)
-      val replaced = if (overwrite.isEmpty) Nil else store.liveFiles(base, inScope)
+      val replaced = replacing(store, base)
       val ids = replaced.map(_.identifier).toSet
       planned.foreach { first =>
         val gone = first -- ids
-        if (gone.nonEmpty) {
-          throw new CommitConflictException(s"Commit to table ${table.location} conflicts with a concurrent commit: " +
-            s"${gone.size} file(s) this overwrite replaces were already removed (e.g. ${gone.head.fileName}); " +
-            "nothing was committed")
-        }
+        if (gone.nonEmpty) throw deletionConflict(gone)
       }
       planned = Some(ids)
       val deletes = replaced.map(_.asDelete)
@@ -73,7 +121,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
         indexManifest = latest.flatMap(_.indexManifest),
         commitUser = commitUser,
         commitIdentifier = SnapshotJson.BatchCommitIdentifier,
-        commitKind = if (overwrite.isDefined) CommitKind.Overwrite else CommitKind.Append,
+        commitKind = kind,
         timeMillis = System.currentTimeMillis(),
         totalRecordCount = latest.map(_.totalRecordCount).getOrElse(0L) + deltaRecords,
         deltaRecordCount = deltaRecords,

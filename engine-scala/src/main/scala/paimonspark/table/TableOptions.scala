@@ -2,6 +2,7 @@ package paimonspark.table
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
 import paimonspark.format.{ParquetDataFile, PartitionPath, StatsMode}
+import paimonspark.lsm.UniversalCompaction
 
 /**
  * Typed access to a table's options (the `options` of its schema) with Paimon's defaults, and the
@@ -29,6 +30,16 @@ final case class TableOptions(raw: Map[String, String]) {
   def rowKindField: Option[String] = get(RowKindField).map(_.trim)
   def bucketKey: Seq[String] = get(BucketKey).toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
   def writeOnly: Boolean = get(WriteOnly).exists(_.trim.equalsIgnoreCase("true"))
+
+  def compactionTrigger: Int = get(CompactionTrigger).map(_.trim.toInt).getOrElse(5)
+  def numLevels: Int = get(NumLevels).map(_.trim.toInt).getOrElse(compactionTrigger + 1)
+
+  /** Paimon's universal compaction as this table configures it. */
+  def compaction: UniversalCompaction = UniversalCompaction(
+    maxSizeAmpPercent = get(MaxSizeAmplification).map(_.trim.toInt).getOrElse(200),
+    sizeRatioPercent = get(SizeRatio).map(_.trim.toInt).getOrElse(1),
+    trigger = compactionTrigger,
+    numLevels = numLevels)
 }
 
 object TableOptions {
@@ -52,6 +63,11 @@ object TableOptions {
   val RowKindField = "rowkind.field"
   val WriteBufferSize = "write-buffer-size"
   val ChangelogProducer = "changelog-producer"
+  val CompactionTrigger = "num-sorted-run.compaction-trigger"
+  val StopTrigger = "num-sorted-run.stop-trigger"
+  val NumLevels = "num-levels"
+  val MaxSizeAmplification = "compaction.max-size-amplification-percent"
+  val SizeRatio = "compaction.size-ratio"
 
   /** Options that shape files already written; ALTER TABLE may not change them. */
   val Immutable: Set[String] = Set(Bucket, PrimaryKey, Partition, PartitionDefaultName, PartitionLegacyName,
@@ -96,6 +112,12 @@ object TableOptions {
       }
     },
     WriteBufferSize -> { (k, v) => MemorySize.parse(k, v); () },
+    CompactionTrigger -> int(1, Int.MaxValue),
+    // Batch writes never wait for compaction, so there is nothing to stop: accepted for compatibility.
+    StopTrigger -> int(1, Int.MaxValue),
+    NumLevels -> int(2, 100),
+    MaxSizeAmplification -> int(0, Int.MaxValue),
+    SizeRatio -> int(0, 100),
     FileFormat -> { (k, v) =>
       oneOf(Set("parquet", "orc", "avro", "csv", "json", "lance", "blob"))(k, v)
       if (v.trim.toLowerCase != "parquet") {
@@ -135,8 +157,7 @@ object TableOptions {
     PrimaryKey, "bucket-function.type", "changelog-producer.row-deduplicate", "deletion-vectors.enabled", "deletion-vectors.bitmap64",
     "snapshot.num-retained.min", "snapshot.num-retained.max", "snapshot.time-retained", "snapshot.expire.limit",
     "changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained",
-    "num-sorted-run.compaction-trigger", "num-sorted-run.stop-trigger", "num-levels",
-    "compaction.max-size-amplification-percent", "compaction.size-ratio", "compaction.min.file-num",
+    "compaction.min.file-num",
     "full-compaction.delta-commits", "write-buffer-spillable", "dynamic-bucket.target-row-num",
     "dynamic-bucket.initial-buckets", "metadata.stats-dense-store", "metadata.stats-keep-first-n-columns",
     "data-file.thin-mode", "data-file.external-paths", "data-file.path-directory", "changelog-file.prefix",

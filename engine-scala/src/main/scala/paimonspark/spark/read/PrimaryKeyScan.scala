@@ -1,9 +1,7 @@
 package paimonspark.spark.read
 
-import org.apache.spark.paths.SparkPath
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read._
-import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.types.StructType
 
 import paimonspark.UnsupportedFeatureException
@@ -11,7 +9,7 @@ import paimonspark.lsm.{KeyValue, MergeEngineSpec}
 import paimonspark.table.{FileStoreTable, Predicate}
 
 /** The files of one (partition, bucket) of a primary-key table, merged on read. */
-final case class MergeSplit(partitionValues: InternalRow, files: Array[PartitionedFile]) extends InputPartition
+final case class MergeSplit(partitionValues: InternalRow, files: Array[(String, Long)]) extends InputPartition
 
 /**
  * A batch scan of a primary-key table: every (partition, bucket) is one split whose files are
@@ -44,20 +42,16 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, predicat
     s"PaimonScan (merge on read) ${table.location} [${readSchema().fieldNames.mkString(", ")}]"
 
   override def planInputPartitions(): Array[InputPartition] = splits.map { split =>
-    val files = split.files.map { f =>
-      PartitionedFile(InternalRow.empty, SparkPath.fromPath(dataFilePath(split, f)), 0L, f.fileSize,
-        Array.empty[String], 0L, f.fileSize, Map.empty)
-    }
-    MergeSplit(partitionValues(split), files.toArray): InputPartition
+    MergeSplit(partitionValues(split), split.files.map(f => dataFilePath(split, f).toString -> f.fileSize).toArray)
+      : InputPartition
   }.toArray
 
   override def createReaderFactory(): PartitionReaderFactory = {
-    val fileSchema = StructType(keyNames.map(k => tableStruct(k).copy(name = s"_KEY_$k")) ++ KeyValue.SystemFields ++
-      tableStruct.fields)
-    val parquet = ParquetReaders.factory(table.io.hadoopConf.value, fileSchema, mergeSchema, new StructType(), Nil,
-      vectorized = false)
+    val parquet = ParquetReaders.factory(table.io.hadoopConf.value, ParquetKeyValueReader.fileSchema(table), mergeSchema,
+      new StructType(), Nil, vectorized = false)
     val outputOrdinals = readDataSchema.map(f => mergeSchema.fieldIndex(f.name))
     val keyOrdinals = keyNames.indices.map(_ + KeyValue.SystemFields.size)
-    new MergeReaderFactory(parquet, mergeSchema, keyOrdinals, outputOrdinals, readPartitionSchema, engine)
+    new MergeReaderFactory(new ParquetKeyValueReader(parquet, mergeSchema), mergeSchema, keyOrdinals, outputOrdinals,
+      readPartitionSchema, engine)
   }
 }

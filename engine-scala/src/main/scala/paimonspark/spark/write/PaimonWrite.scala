@@ -6,8 +6,9 @@ import org.apache.spark.sql.connector.distributions.{Distribution, Distributions
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, SortDirection, SortOrder}
 import org.apache.spark.sql.connector.write._
 
+import paimonspark.CommitConflictException
 import paimonspark.format.ManifestEntry
-import paimonspark.spark.{BucketFunction, SparkTable}
+import paimonspark.spark.{BucketFunction, CompactJob, SparkTable}
 import paimonspark.table.{KeyLayout, OverwriteScope, PrimaryKeyWriter}
 
 /** What one task wrote: the ADD entries of its data files. */
@@ -48,10 +49,28 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope])
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
     val entries = messages.toSeq.flatMap { case FilesWritten(e) => e }
     store.newCommit(UUID.randomUUID().toString).commit(entries, scope)
+    if (store.isPrimaryKeyTable && !store.options.writeOnly) compactWritten(entries)
+  }
+
+  /**
+   * Inline compaction, as Paimon writers do unless `write-only`: the buckets just written are
+   * compacted by the universal picker, in a COMPACT snapshot after the write's own. The write is
+   * committed already, so losing to a concurrent compaction only skips this one.
+   */
+  private def compactWritten(entries: Seq[ManifestEntry]): Unit = {
+    val buckets = entries.map(e => PrimaryKeyWriter.sequenceKey(e.partition, e.bucket)).toSet
+    try CompactJob.run(store, None, full = false, Some(buckets))
+    catch {
+      case e: CommitConflictException => PaimonWrite.log.warn(s"Inline compaction of ${table.name()} skipped: ${e.getMessage}")
+    }
   }
 
   override def abort(messages: Array[WriterCommitMessage]): Unit =
     messages.toSeq.flatMap { case FilesWritten(e) => e; case _ => Nil }.foreach { e =>
       store.io.delete(store.dataFilePath(e.partition, e.bucket, e.file), recursive = false)
     }
+}
+
+private object PaimonWrite {
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[PaimonWrite])
 }

@@ -1,0 +1,66 @@
+package paimonspark.table
+
+import paimonspark.UnsupportedFeatureException
+import paimonspark.format.{FileKind, ManifestEntry}
+import paimonspark.lsm.{CompactUnit, Compactor, DataFileSettings, KeyValueFileReader, MergeEngineSpec, SortedRun}
+
+/** One bucket's compaction: what to merge, into which level, and whether retractions may go. */
+final case class CompactTask(partition: Array[Byte], bucket: Int, totalBuckets: Int, unit: CompactUnit,
+    dropRetractions: Boolean) {
+  def replaced: Seq[ManifestEntry] = unit.files.map(ManifestEntry(FileKind.Delete, partition, bucket, totalBuckets, _))
+}
+
+/** What one task wrote for a [[CompactTask]]. */
+final case class CompactResult(task: CompactTask, added: Seq[ManifestEntry])
+
+/**
+ * Compaction of a primary-key table in three steps: the driver plans a task per bucket from the
+ * latest snapshot (Paimon's universal picker, or everything for a full compaction), executors run
+ * them, the driver commits all results as one COMPACT snapshot.
+ */
+object TableCompaction {
+
+  /** The buckets to compact, optionally only those matching a partition filter or in `buckets`. */
+  def plan(table: FileStoreTable, filter: Option[Predicate], full: Boolean,
+      buckets: Option[Set[String]] = None): Seq[CompactTask] = {
+    if (!table.isPrimaryKeyTable) {
+      throw new UnsupportedFeatureException(s"table ${table.location} has no primary key; compacting append " +
+        "tables is not supported yet")
+    }
+    val picker = table.options.compaction
+    table.newScan().plan(table.snapshotManager.latest(), filter)
+      .filter(s => buckets.forall(_.contains(PrimaryKeyWriter.sequenceKey(s.partitionBytes, s.bucket))))
+      .flatMap { split =>
+        val runs = SortedRun.of(split.files)
+        val unit = if (full) picker.full(runs) else picker.pick(runs)
+        val highest = split.files.map(_.level).max
+        unit.map(u => CompactTask(split.partitionBytes, split.bucket, table.options.bucket, u,
+          dropRetractions = u.outputLevel != 0 && u.outputLevel >= highest))
+      }
+  }
+
+  /** Runs one task on an executor. */
+  def run(table: FileStoreTable, task: CompactTask, reader: KeyValueFileReader): CompactResult = {
+    val schema = table.schema
+    val options = table.options
+    val layout = KeyLayout.of(table.location.toString, schema)
+    val settings = DataFileSettings(table.io, options.fileCompression, options.zstdLevel, options.targetFileSize,
+      options.statsMode, schema.id, options.dataFilePrefix)
+    val compactor = new Compactor(settings, schema.fields, layout.trimmedKeys.map(schema.fieldNames.indexOf(_)),
+      schema.partitionKeys.map(schema.fieldNames.indexOf(_)), MergeEngineSpec.of(table.location.toString, schema), reader)
+    val dir = table.paths.bucketDir(table.partitionPath(task.partition), task.bucket)
+    val files = compactor.compact(dir, task.unit, task.dropRetractions)
+    CompactResult(task, files.map(ManifestEntry(FileKind.Add, task.partition, task.bucket, task.totalBuckets, _)))
+  }
+
+  /** Commits the results as one COMPACT snapshot; on a conflict the new files are deleted again. */
+  def commit(table: FileStoreTable, commitUser: String, results: Seq[CompactResult]): Option[Long] = {
+    val added = results.flatMap(_.added)
+    try table.newCommit(commitUser).compact(results.flatMap(_.task.replaced), added)
+    catch {
+      case e: Throwable =>
+        added.foreach(e => table.io.delete(table.dataFilePath(e.partition, e.bucket, e.file), recursive = false))
+        throw e
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package paimonspark.spark
+
+import java.nio.file.Files
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+import paimonspark.CommitConflictException
+import paimonspark.format.CommitKind
+import paimonspark.fs.{FileIO, HadoopConf}
+import paimonspark.spark.read.ParquetKeyValueReader
+import paimonspark.table.{FileStoreTable, TableCompaction}
+
+/**
+ * Compactions that race, with real Spark writes: both are planned on the same snapshot and run,
+ * then committed one after the other, which is the interleaving two jobs can produce.
+ */
+class CompactionConflictSuite extends AnyFunSuite with BeforeAndAfterAll {
+  private val warehouse = Files.createTempDirectory("compaction-conflicts")
+  private lazy val spark = SparkSession.builder().master("local[1]").appName("compaction-conflicts")
+    .config("spark.ui.enabled", "false")
+    .config("spark.sql.shuffle.partitions", "2")
+    .config("spark.sql.catalog.paimon", classOf[PaimonCatalog].getName)
+    .config("spark.sql.catalog.paimon.warehouse", warehouse.toString)
+    .getOrCreate()
+
+  override def afterAll(): Unit = spark.stop()
+
+  private def load(name: String): FileStoreTable = FileStoreTable.load(
+    new FileIO(new HadoopConf(spark.sessionState.newHadoopConf())), new Path(warehouse.resolve(s"default.db/$name").toUri))
+
+  private def writeRuns(name: String, runs: Int): FileStoreTable = {
+    spark.sql(s"CREATE TABLE paimon.default.$name (id INT, v STRING) TBLPROPERTIES " +
+      "('primary-key' = 'id', 'bucket' = '1', 'write-only' = 'true')")
+    (1 to runs).foreach(i => spark.sql(s"INSERT INTO paimon.default.$name VALUES ($i, 'a'), (${i + 10}, 'b'), (1, 'v$i')"))
+    load(name)
+  }
+
+  private def contents(name: String): Seq[(Int, String)] =
+    spark.table(s"paimon.default.$name").collect().map(r => (r.getInt(0), r.getString(1))).toSeq.sorted
+
+  test("the second of two compactions of one bucket fails with a conflict and commits nothing") {
+    val table = writeRuns("raced", 3)
+    val before = contents("raced")
+    val reader = ParquetKeyValueReader.forCompaction(table)
+    val first = TableCompaction.plan(table, None, full = true).map(TableCompaction.run(table, _, reader))
+    val second = TableCompaction.plan(table, None, full = true).map(TableCompaction.run(table, _, reader))
+    val winner = TableCompaction.commit(table, "first", first)
+    val error = intercept[CommitConflictException](TableCompaction.commit(table, "second", second))
+    assert(error.getMessage.contains("already removed") && error.getMessage.contains("nothing was committed"))
+    val latest = table.snapshotManager.latest().get
+    assert(winner.contains(latest.id) && latest.commitKind == CommitKind.Compact)
+    assert(contents("raced") == before && before.contains((1, "v3")))
+    // The loser's files were removed again; the winner's are in place.
+    second.flatMap(_.added).foreach(e => assert(!table.io.exists(table.dataFilePath(e.partition, e.bucket, e.file))))
+    first.flatMap(_.added).foreach(e => assert(table.io.exists(table.dataFilePath(e.partition, e.bucket, e.file))))
+  }
+
+  test("an append committed while a compaction runs does not conflict with it") {
+    val table = writeRuns("appended", 3)
+    val reader = ParquetKeyValueReader.forCompaction(table)
+    val results = TableCompaction.plan(table, None, full = true).map(TableCompaction.run(table, _, reader))
+    spark.sql("INSERT INTO paimon.default.appended VALUES (1, 'newest'), (99, 'z')")
+    assert(TableCompaction.commit(table, "compactor", results).nonEmpty)
+    val rows = contents("appended")
+    assert(rows.contains((1, "newest")) && rows.contains((99, "z")) && rows.contains((13, "b")))
+    assert(table.snapshotManager.latest().get.commitKind == CommitKind.Compact)
+  }
+}

@@ -1,0 +1,136 @@
+"""Compaction of primary-key tables: inline after writes, by CALL and from Python; read back here and by pypaimon."""
+
+import json
+
+import pytest
+from pypaimon import CatalogFactory
+
+from conftest import rows, table_dir
+from paimon_spark import InvalidOptionError, PaimonTable, UnsupportedFeatureError
+
+
+@pytest.fixture(scope="module")
+def oracle(warehouse):
+    return CatalogFactory.create({"warehouse": str(warehouse)})
+
+
+def oracle_rows(oracle, name):
+    table = oracle.get_table(f"default.{name}")
+    builder = table.new_read_builder()
+    data = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+    return sorted(tuple(r.values()) for r in data.to_pylist())
+
+
+def levels(oracle, name):
+    """{(partition, bucket): sorted levels of its live files}, as pypaimon plans them."""
+    splits = oracle.get_table(f"default.{name}").new_read_builder().new_scan().plan().splits()
+    out = {}
+    for s in splits:
+        out.setdefault((tuple(s.partition.values), s.bucket), []).extend(f.level for f in s.files)
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def commit_kinds(warehouse, name):
+    snapshots = sorted((table_dir(warehouse, name) / "snapshot").glob("snapshot-*"),
+                       key=lambda p: int(p.name.split("-")[1]))
+    return [json.loads(p.read_text())["commitKind"] for p in snapshots]
+
+
+def create(spark, name, options="", partitioned=False):
+    partition = "PARTITIONED BY (dt)" if partitioned else ""
+    key = "dt,id" if partitioned else "id"
+    spark.sql(f"CREATE TABLE paimon.default.{name} (dt STRING, id INT, v STRING, op STRING) {partition} "
+              f"TBLPROPERTIES ('primary-key' = '{key}', 'bucket' = '2', 'rowkind.field' = 'op' {options})")
+
+
+def upsert(spark, name, start, end, tag, dt="a", op="+I"):
+    spark.sql(f"INSERT INTO paimon.default.{name} SELECT '{dt}', CAST(id AS INT), '{tag}', '{op}' "
+              f"FROM range({start}, {end})")
+
+
+def test_writes_compact_inline_once_a_bucket_has_enough_runs(spark, oracle, warehouse):
+    create(spark, "inline")
+    for i in range(4):
+        upsert(spark, "inline", i * 10, i * 10 + 40, f"v{i}")
+    assert commit_kinds(warehouse, "inline") == ["APPEND"] * 4
+    upsert(spark, "inline", 0, 5, "v4")
+    assert commit_kinds(warehouse, "inline") == ["APPEND"] * 5 + ["COMPACT"]
+    # Five runs against the default trigger of 5: everything went to the top level (num-levels 6).
+    assert all(ls == [5] for ls in levels(oracle, "inline").values())
+    expected = [("a", i, "v4" if i < 5 else f"v{min(i // 10, 3)}", "+I") for i in range(70)]
+    assert rows(spark.table("paimon.default.inline")) == expected
+    assert oracle_rows(oracle, "inline") == expected
+
+
+def test_write_only_tables_are_never_compacted_by_writes(spark, warehouse):
+    create(spark, "writeonly", ", 'write-only' = 'true', 'num-sorted-run.compaction-trigger' = '2'")
+    for i in range(4):
+        upsert(spark, "writeonly", 0, 10, f"v{i}")
+    assert commit_kinds(warehouse, "writeonly") == ["APPEND"] * 4
+
+
+def test_compaction_options_shape_the_levels(spark, oracle, warehouse):
+    create(spark, "shaped", ", 'num-sorted-run.compaction-trigger' = '2', 'num-levels' = '3'")
+    upsert(spark, "shaped", 0, 20, "a")
+    upsert(spark, "shaped", 10, 30, "b")
+    assert commit_kinds(warehouse, "shaped") == ["APPEND", "APPEND", "COMPACT"]
+    assert all(ls == [2] for ls in levels(oracle, "shaped").values())
+
+
+def test_full_compaction_by_call_drops_deleted_keys(spark, oracle, warehouse):
+    create(spark, "full", ", 'write-only' = 'true'", partitioned=True)
+    upsert(spark, "full", 0, 30, "x", dt="a")
+    upsert(spark, "full", 0, 30, "x", dt="b")
+    upsert(spark, "full", 0, 10, "x", dt="a", op="-D")
+    upsert(spark, "full", 5, 15, "y", dt="a", op="+U")
+    before = rows(spark.table("paimon.default.full"))
+    assert oracle_rows(oracle, "full") == before and len(before) == 30 + 25
+    assert spark.sql("CALL paimon.sys.compact(table => 'default.full')").collect()[0]["result"] is True
+    assert commit_kinds(warehouse, "full")[-1] == "COMPACT"
+    assert rows(spark.table("paimon.default.full")) == before
+    assert oracle_rows(oracle, "full") == before
+    assert all(ls == [5] for ls in levels(oracle, "full").values())
+    splits = oracle.get_table("default.full").new_read_builder().new_scan().plan().splits()
+    assert sum(f.row_count for s in splits for f in s.files) == len(before)
+    assert all(f.delete_row_count == 0 for s in splits for f in s.files)
+    # A second full compaction has nothing left to do.
+    assert spark.sql("CALL paimon.sys.compact(table => 'default.full')").collect()[0]["result"] is False
+
+
+def test_compaction_of_chosen_partitions_from_python(spark, oracle, warehouse):
+    create(spark, "chosen", ", 'write-only' = 'true'", partitioned=True)
+    for i in range(3):
+        upsert(spark, "chosen", 0, 20, f"v{i}", dt="a")
+        upsert(spark, "chosen", 0, 20, f"v{i}", dt="b")
+    table = PaimonTable(spark, "paimon.default.chosen")
+    assert table.compact(full=False) is False  # 3 runs per bucket: below the trigger
+    assert table.compact(partitions=[{"dt": "b"}]) is True
+    by_partition = levels(oracle, "chosen")
+    assert all(ls == [5] for (p, _), ls in by_partition.items() if p == ("b",))
+    assert all(ls == [0, 0, 0] for (p, _), ls in by_partition.items() if p == ("a",))
+    assert oracle_rows(oracle, "chosen") == rows(spark.table("paimon.default.chosen"))
+    assert len(rows(spark.table("paimon.default.chosen"))) == 40
+
+
+def test_compaction_keeps_merge_engine_semantics(spark, oracle):
+    spark.sql("CREATE TABLE paimon.default.sums (id INT, total BIGINT, name STRING) TBLPROPERTIES "
+              "('primary-key' = 'id', 'bucket' = '1', 'merge-engine' = 'aggregation', "
+              "'fields.total.aggregate-function' = 'sum', 'write-only' = 'true')")
+    for i in range(3):
+        spark.sql(f"INSERT INTO paimon.default.sums VALUES (1, {i + 1}, 'n{i}'), (2, 10, NULL)")
+    expected = [(1, 6, "n2"), (2, 30, None)]
+    assert rows(spark.table("paimon.default.sums")) == expected
+    PaimonTable(spark, "paimon.default.sums").compact()
+    assert rows(spark.table("paimon.default.sums")) == expected
+    assert oracle_rows(oracle, "sums") == expected
+
+
+def test_bad_compaction_calls_are_refused(spark):
+    spark.sql("CREATE TABLE paimon.default.appendonly (a INT)")
+    with pytest.raises(UnsupportedFeatureError, match="no primary key"):
+        spark.sql("CALL paimon.sys.compact(table => 'default.appendonly')")
+    create(spark, "badcall")
+    with pytest.raises(InvalidOptionError, match="compact_strategy"):
+        spark.sql("CALL paimon.sys.compact(table => 'default.badcall', compact_strategy => 'huge')")
+    with pytest.raises(InvalidOptionError, match="partitions"):
+        spark.sql("CALL paimon.sys.compact(table => 'default.badcall', partitions => 'id=1')")
