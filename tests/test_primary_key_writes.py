@@ -183,7 +183,8 @@ def test_insert_overwrite_replaces_primary_key_tables(spark, oracle):
 
 def test_small_write_buffer_and_target_size_make_several_runs_and_files(spark, oracle):
     spark.sql("CREATE TABLE paimon.default.runs (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', "
-              "'bucket' = '1', 'write-buffer-size' = '64 kb', 'target-file-size' = '16 kb')")
+              "'bucket' = '1', 'write-buffer-size' = '64 kb', 'target-file-size' = '16 kb', "
+              "'write-only' = 'true')")
     df = spark.range(0, 20000).selectExpr("CAST((id * 7919) % 20000 AS INT) AS id", "repeat('x', 20) AS v")
     df.coalesce(1).writeTo("paimon.default.runs").append()
     files = [m for _, _, m in oracle_files(oracle, "runs")]
