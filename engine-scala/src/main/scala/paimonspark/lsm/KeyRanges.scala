@@ -16,6 +16,32 @@ final class KeyRanges(keyTypes: Seq[DataType]) {
 
   def byMinKey(files: Seq[DataFileMeta]): Seq[DataFileMeta] = files.map(f => (minKey(f), f)).sortBy(_._1)(ordering).map(_._2)
 
+  /**
+   * The files of one bucket cut into sections, in key order: files whose key ranges overlap, even
+   * through other files, share a section; different sections share no key, so each can be read on
+   * its own (Paimon's `IntervalPartition`).
+   */
+  def sections(files: Seq[DataFileMeta]): Seq[Seq[DataFileMeta]] = {
+    val sorted = files.map(f => (minKey(f), maxKey(f), f)).sortWith { (a, b) =>
+      val byMin = ordering.compare(a._1, b._1)
+      if (byMin != 0) byMin < 0 else ordering.lt(a._2, b._2)
+    }
+    val out = Seq.newBuilder[Seq[DataFileMeta]]
+    var current = Seq.newBuilder[DataFileMeta]
+    var bound: InternalRow = null
+    sorted.foreach { case (min, max, f) =>
+      if (bound != null && ordering.gt(min, bound)) {
+        out += current.result()
+        current = Seq.newBuilder[DataFileMeta]
+        bound = null
+      }
+      current += f
+      if (bound == null || ordering.gt(max, bound)) bound = max
+    }
+    if (bound != null) out += current.result()
+    out.result()
+  }
+
   /** Two files of `files` (one level of one bucket) whose key ranges overlap, if any. */
   def firstOverlap(files: Seq[DataFileMeta]): Option[(DataFileMeta, DataFileMeta)] =
     byMinKey(files).sliding(2).collectFirst {

@@ -22,6 +22,8 @@ final class ScanPlanner(table: FileStoreTable) {
   private val partitionIndex = partitions.partitionIndex
   private val rangeFilter = partitions.ranges
   private val fileSchemas = mutable.Map.empty[Long, TableSchema]
+  private val trimmedKeys = schema.primaryKeys.filterNot(schema.partitionKeys.contains)
+  private val keyTypes = trimmedKeys.map(k => schema.field(k).dataType.withNullable(true))
 
   def plan(snapshot: Option[Snapshot], filter: Option[Predicate]): Seq[DataSplit] = snapshot match {
     case None => Nil
@@ -66,8 +68,17 @@ final class ScanPlanner(table: FileStoreTable) {
     ).toOption
     i => partitionIndex.get(i) match {
       case Some(_) => partitions.range(partition, file.rowCount)(i)
-      // Value stats of a primary-key table describe all versions of its keys, not the merged rows.
-      case None if table.isPrimaryKeyTable => ColumnRange.unknown(file.rowCount)
+      // Value stats of a primary-key table describe all versions of its keys, not the merged rows;
+      // key stats do not have that problem, since every version of a key has the same key.
+      case None if table.isPrimaryKeyTable =>
+        val pos = trimmedKeys.indexOf(schema.fields(i).name)
+        if (pos < 0 || file.schemaId != schema.id || file.keyStats.minValues.length <= 12) ColumnRange.unknown(file.rowCount)
+        else Try {
+          val mins = BinaryRow.deserialize(keyTypes, file.keyStats.minValues)
+          val maxs = BinaryRow.deserialize(keyTypes, file.keyStats.maxValues)
+          val nulls = file.keyStats.nullCounts.flatMap(_.lift(pos)).flatten
+          ColumnRange(mins.values(pos), maxs.values(pos), nulls, file.rowCount)
+        }.getOrElse(ColumnRange.unknown(file.rowCount))
       case None =>
         val pos = statsFields.indexWhere(_.id == schema.fields(i).id)
         if (pos < 0 || bounds.isEmpty) ColumnRange.unknown(file.rowCount)

@@ -7,13 +7,13 @@ import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.lsm.{MergeEngineSpec, SortedRunMerge}
+import paimonspark.lsm.{KeyValueFileReader, MergeEngineSpec, SortedRunMerge}
 
 /**
- * Reads one [[MergeSplit]]: every file is a key-sorted run, the runs are merged by key and version,
- * and each key's newest surviving version is projected to the requested columns followed by the
- * partition values. Merging only the columns a query reads is sound because every engine merges
- * each value column on its own.
+ * Reads one [[MergeSplit]], section by section: every file is a key-sorted run, the runs are
+ * merged by key and version, and each key's newest surviving version is projected to the
+ * requested columns followed by the partition values. Merging only the columns a query reads is
+ * sound because every engine merges each value column on its own.
  */
 final class MergeReaderFactory(
     files: ParquetKeyValueReader,
@@ -25,11 +25,18 @@ final class MergeReaderFactory(
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val split = partition.asInstanceOf[MergeSplit]
-    val runs = split.files.toSeq.map { case (path, size) => files.open(new Path(path), size) }
     val ordering = GenerateOrdering.generate(keyOrdinals.map(i =>
       SortOrder(BoundReference(i, mergeSchema(i).dataType, nullable = false), Ascending)))
-    val merged = new SortedRunMerge(runs, ordering, engine.create(mergeSchema, keyOrdinals),
-      engine.versionOrdering(mergeSchema))
+    val mergeEngine = engine.create(mergeSchema, keyOrdinals)
+    val versions = engine.versionOrdering(mergeSchema)
+    // Sections share no key: each is merged on its own, and its files are closed before the next opens.
+    var open: Seq[KeyValueFileReader.Rows] = Nil
+    def closeOpen(): Unit = { open.foreach(_.close()); open = Nil }
+    val merged = split.sections.iterator.flatMap { section =>
+      closeOpen()
+      open = section.toSeq.map { case (path, size) => files.open(new Path(path), size) }
+      new SortedRunMerge(open, ordering, mergeEngine, versions)
+    }
     val width = mergeSchema.length
     val project = UnsafeProjection.create(
       outputOrdinals.map(i => BoundReference(i, mergeSchema(i).dataType, mergeSchema(i).nullable)) ++
@@ -39,7 +46,7 @@ final class MergeReaderFactory(
       private var current: InternalRow = _
       override def next(): Boolean = merged.hasNext && { current = project(joined(merged.next(), split.partitionValues)); true }
       override def get(): InternalRow = current
-      override def close(): Unit = runs.foreach(_.close())
+      override def close(): Unit = closeOpen()
     }
   }
 }

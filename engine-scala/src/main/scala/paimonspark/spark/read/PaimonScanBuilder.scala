@@ -29,7 +29,7 @@ final class PaimonScanBuilder(table: FileStoreTable)
 
   override def build(): Scan = {
     val predicate = pushed.toSeq.flatMap(converter.convert).reduceOption(paimonspark.table.Predicate.And)
-    if (table.isPrimaryKeyTable) new PrimaryKeyScan(table, required, predicate)
+    if (table.isPrimaryKeyTable) new PrimaryKeyScan(table, required, pushed.toSeq, predicate)
     else new PaimonScan(table, required, pushed.toSeq, predicate)
   }
 }

@@ -2,24 +2,30 @@ package paimonspark.spark.read
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read._
+import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.lsm.{KeyValue, MergeEngineSpec}
-import paimonspark.table.{FileStoreTable, Predicate}
+import paimonspark.format.{DataFileMeta, SparkTypes}
+import paimonspark.lsm.{KeyRanges, KeyValue, MergeEngineSpec}
+import paimonspark.table.{DataSplit, FileStoreTable, KeyLayout, Predicate}
 
-/** The files of one (partition, bucket) of a primary-key table, merged on read. */
-final case class MergeSplit(partitionValues: InternalRow, files: Array[(String, Long)]) extends InputPartition
+/** Sections of one (partition, bucket) of a primary-key table whose files are merged on read. */
+final case class MergeSplit(partitionValues: InternalRow, sections: Array[Array[(String, Long)]]) extends InputPartition
 
 /**
- * A batch scan of a primary-key table: every (partition, bucket) is one split whose files are
- * merged by key. Filters on value columns are never pushed into the files: skipping an old
- * file's row group could resurrect an older version of a key; Spark applies them after the merge.
+ * A batch scan of a primary-key table. Each bucket's files are cut into sections by key range; a
+ * section that is one file above level 0 without retractions holds one version per key and is read
+ * as it is (vectorized when every section is), the others are merged by key. Only key filters reach
+ * merged files: skipping an old file's row group by a value filter could resurrect an older version
+ * of a key. Spark applies every filter again after the scan.
  */
-final class PrimaryKeyScan(table: FileStoreTable, required: StructType, predicate: Option[Predicate])
+final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters: Seq[Filter], predicate: Option[Predicate])
     extends TableScan(table, required, predicate) {
 
-  private val keyNames = schema.primaryKeys.filterNot(partitionNames.contains)
+  private val layout = KeyLayout.of(table.location.toString, schema)
+  private val keyNames = layout.trimmedKeys
+  private val ranges = new KeyRanges(keyNames.map(k => schema.field(k).dataType))
 
   private val engine = {
     if (table.options.bucket == -2) {
@@ -38,20 +44,61 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, predicat
     StructType(KeyValue.SystemFields ++ keys ++ rest.map(tableStruct(_)))
   }
 
+  private def readAsIs(section: Seq[DataFileMeta]): Boolean =
+    section.size == 1 && section.head.level > 0 && section.head.deleteRowCount.contains(0L)
+
+  /** Per split, its sections read as they are and those to merge; planned once. */
+  private lazy val planned: Seq[(DataSplit, Seq[DataFileMeta], Seq[Seq[DataFileMeta]])] = splits.map { split =>
+    val (asIs, merged) = ranges.sections(split.files).partition(readAsIs)
+    (split, asIs.flatten, merged)
+  }
+  private lazy val allAsIs = planned.forall(_._3.isEmpty)
+
   override def description(): String =
     s"PaimonScan (merge on read) ${table.location} [${readSchema().fieldNames.mkString(", ")}]"
 
-  override def planInputPartitions(): Array[InputPartition] = splits.map { split =>
-    MergeSplit(partitionValues(split), split.files.map(f => dataFilePath(split, f).toString -> f.fileSize).toArray)
-      : InputPartition
-  }.toArray
+  override def planInputPartitions(): Array[InputPartition] = {
+    val asIs = filePartitions(planned.flatMap { case (split, files, _) =>
+      files.map(f => (partitionValues(split): InternalRow, dataFilePath(split, f), f.fileSize))
+    })
+    val merged = planned.flatMap { case (split, _, sections) =>
+      val paths = sections.map(_.map(f => dataFilePath(split, f).toString -> f.fileSize).toArray)
+      packed(paths).map(group => MergeSplit(partitionValues(split), group.toArray))
+    }
+    (asIs ++ merged).toArray
+  }
+
+  /** Consecutive sections of a bucket, grouped up to the split size. */
+  private def packed(sections: Seq[Array[(String, Long)]]): Seq[Seq[Array[(String, Long)]]] =
+    sections.foldLeft(List.empty[(Long, List[Array[(String, Long)]])]) {
+      case ((size, group) :: done, s) if size + s.map(_._2).sum <= maxSplitBytes => (size + s.map(_._2).sum, s :: group) :: done
+      case (done, s) => (s.map(_._2).sum, List(s)) :: done
+    }.reverse.map(_._2.reverse)
 
   override def createReaderFactory(): PartitionReaderFactory = {
-    val parquet = ParquetReaders.factory(table.io.hadoopConf.value, ParquetKeyValueReader.fileSchema(table), mergeSchema,
-      new StructType(), Nil, vectorized = false)
+    val fileSchema = ParquetKeyValueReader.fileSchema(table)
+    val hadoopConf = table.io.hadoopConf.value
+    val keyFilters = filters.filter(_.references.forall(keyNames.contains))
+    val dataFilters = filters.filter(_.references.forall(a => !partitionNames.contains(a)))
+    val asIs = ParquetReaders.factory(hadoopConf, fileSchema, SparkTypes.physical(readDataSchema),
+      SparkTypes.physical(readPartitionSchema), dataFilters, vectorized = allAsIs)
+    val parquet = ParquetReaders.factory(hadoopConf, fileSchema, mergeSchema, new StructType(), keyFilters,
+      vectorized = false)
     val outputOrdinals = readDataSchema.map(f => mergeSchema.fieldIndex(f.name))
     val keyOrdinals = keyNames.indices.map(_ + KeyValue.SystemFields.size)
-    new MergeReaderFactory(new ParquetKeyValueReader(parquet, mergeSchema), mergeSchema, keyOrdinals, outputOrdinals,
-      readPartitionSchema, engine)
+    val merge = new MergeReaderFactory(new ParquetKeyValueReader(parquet, mergeSchema), mergeSchema, keyOrdinals,
+      outputOrdinals, readPartitionSchema, engine)
+    new PrimaryKeyReaderFactory(asIs, merge, columnar = allAsIs)
+  }
+}
+
+/** Reads file partitions as they are and merge splits by merging; columnar only when all are files. */
+final class PrimaryKeyReaderFactory(asIs: PartitionReaderFactory, merge: PartitionReaderFactory, columnar: Boolean)
+    extends PartitionReaderFactory {
+  override def supportColumnarReads(partition: InputPartition): Boolean = columnar && asIs.supportColumnarReads(partition)
+  override def createColumnarReader(partition: InputPartition) = asIs.createColumnarReader(partition)
+  override def createReader(partition: InputPartition): PartitionReader[InternalRow] = partition match {
+    case m: MergeSplit => merge.createReader(m)
+    case other => asIs.createReader(other)
   }
 }

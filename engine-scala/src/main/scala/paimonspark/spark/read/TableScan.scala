@@ -3,8 +3,12 @@ package paimonspark.spark.read
 import java.util.OptionalLong
 
 import org.apache.hadoop.fs.Path
+import org.apache.spark.paths.SparkPath
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.{Batch, Scan, Statistics, SupportsReportStatistics}
+import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile}
 import org.apache.spark.sql.types.StructType
 
 import paimonspark.UnsupportedFeatureException
@@ -42,6 +46,26 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
   /** The values of the requested partition columns of a split, in output order. */
   protected def partitionValues(split: DataSplit): GenericInternalRow =
     new GenericInternalRow(partitionPositions.map(p => split.partition.values(p)).toArray[Any])
+
+  /** The largest piece of input one task reads, as Spark's file sources size it. */
+  protected lazy val maxSplitBytes: Long = {
+    val spark = SparkSession.active
+    val conf = spark.sessionState.conf
+    val totalBytes = splits.flatMap(_.files).map(_.fileSize + conf.filesOpenCostInBytes).sum
+    val bytesPerCore = totalBytes / math.max(1, spark.sparkContext.defaultParallelism)
+    math.min(conf.filesMaxPartitionBytes, math.max(conf.filesOpenCostInBytes, bytesPerCore))
+  }
+
+  /** Files read as they are, cut at `maxSplitBytes` and packed into partitions as Spark packs them. */
+  protected def filePartitions(files: Seq[(InternalRow, Path, Long)]): Seq[FilePartition] = {
+    val pieces = files.flatMap { case (values, path, size) =>
+      (0L until size by maxSplitBytes).map { start =>
+        PartitionedFile(values, SparkPath.fromPath(path), start, math.min(maxSplitBytes, size - start),
+          Array.empty[String], 0L, size, Map.empty)
+      }
+    }
+    FilePartition.getFilePartitions(SparkSession.active, pieces.sortBy(-_.length), maxSplitBytes)
+  }
 
   /** Where a data file of a split lives; only Parquet files can be opened yet. */
   protected def dataFilePath(split: DataSplit, file: DataFileMeta): Path = {
