@@ -106,9 +106,21 @@ def test_aggregation_tables(spark, oracle):
     assert ours == [(0, 111, 9.0, "c"), (1, 11, 1.5, "a"), (2, 1, 1.5, "a")]
 
 
-def test_other_merge_engines_are_refused_not_misread(spark, oracle):
+def test_first_row_tables_show_only_compacted_rows_as_pypaimon_does(spark, oracle):
     create(oracle, "firstrow", KV, primary_keys=["k"], options={"bucket": "1", "merge-engine": "first-row"})
     commit(oracle, "firstrow", KV, [{"k": 1, "v": "a", "n": None}])
-    with pytest.raises(UnsupportedFeatureError, match="merge-engine=first-row"):
-        spark.table("paimon.py.firstrow").collect()
+    # pypaimon wrote level-0 files only: batch reads of a first-row table skip them, ours and pypaimon's.
+    assert rows(spark.table("paimon.py.firstrow")) == pypaimon_rows(oracle, "firstrow", ["k", "v", "n"]) == []
+    spark.sql("CALL paimon.sys.compact(table => 'py.firstrow')")
+    commit(oracle, "firstrow", KV, [{"k": 1, "v": "later", "n": 2}, {"k": 2, "v": "b", "n": 1}])
+    spark.sql("CALL paimon.sys.compact(table => 'py.firstrow')")
+    expected = [(1, "a", None), (2, "b", 1)]
+    assert rows(spark.table("paimon.py.firstrow")) == expected
+    assert pypaimon_rows(oracle, "firstrow", ["k", "v", "n"]) == expected
 
+
+def test_unsupported_options_are_refused_not_misread(spark, oracle):
+    create(oracle, "dv", KV, primary_keys=["k"], options={"bucket": "1", "deletion-vectors.enabled": "true"})
+    commit(oracle, "dv", KV, [{"k": 1, "v": "a", "n": None}])
+    with pytest.raises(UnsupportedFeatureError, match="deletion vectors"):
+        spark.table("paimon.py.dv").collect()

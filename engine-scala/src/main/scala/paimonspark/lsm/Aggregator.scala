@@ -1,7 +1,8 @@
 package paimonspark.lsm
 
-import org.apache.spark.sql.catalyst.util.TypeUtils
+import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, ArrayData, GenericArrayData, MapData, TypeUtils}
 import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
 
@@ -12,18 +13,27 @@ import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
  */
 sealed abstract class Aggregator(val name: String) extends Serializable {
   def add(acc: Any, value: Any): Any
-  def retract(acc: Any, value: Any): Any =
-    throw new UnsupportedFeatureException(s"aggregate function '$name' cannot take back a retracted value")
+  def retract(acc: Any, value: Any): Any = throw new UnsupportedFeatureException(s"aggregate function '$name' cannot " +
+    "take back a retracted value (-U/-D); set 'fields.<column>.ignore-retract' = 'true' to skip retractions instead")
 }
 
 object Aggregator {
   val Default = "last_non_null_value"
 
-  def apply(name: String, column: String, t: DataType): Aggregator = {
-    def numeric(): Unit = if (!t.isInstanceOf[NumericType]) {
-      throw new InvalidOptionException(s"fields.$column.aggregate-function",
-        s"aggregate function '$name' needs a numeric column, and '$column' is ${t.sql}")
-    }
+  /**
+   * The aggregator of `column` (type `t`) named by `name`; `options` are the column's own
+   * `fields.<column>.*` options without the prefix (`ignore-retract`, `distinct`, `list-agg-delimiter`).
+   */
+  def apply(name: String, column: String, t: DataType, options: Map[String, String] = Map.empty): Aggregator = {
+    val base = plain(name, column, t, options)
+    if (options.get("ignore-retract").exists(_.trim.equalsIgnoreCase("true"))) new IgnoreRetract(base) else base
+  }
+
+  private def plain(name: String, column: String, t: DataType, options: Map[String, String]): Aggregator = {
+    def fail(what: String) = throw new InvalidOptionException(s"fields.$column.aggregate-function",
+      s"aggregate function '$name' needs $what, and '$column' is ${t.sql}")
+    val distinct = options.get("distinct").exists(_.trim.equalsIgnoreCase("true"))
+    def numeric(): Unit = if (!t.isInstanceOf[NumericType]) fail("a numeric column")
     name.trim.toLowerCase match {
       case "sum" => numeric(); new Sum(t)
       case "product" => numeric(); new Product(t)
@@ -39,8 +49,85 @@ object Aggregator {
         (a.asInstanceOf[Boolean] && v.asInstanceOf[Boolean]))
       case "bool_or" => new Pick("bool_or", (a, v) => if (a == null) v else if (v == null) a else
         (a.asInstanceOf[Boolean] || v.asInstanceOf[Boolean]))
+      case "listagg" =>
+        if (t != StringType) fail("a string column")
+        if (distinct) throw new UnsupportedFeatureException(s"fields.$column.distinct for listagg is not supported yet")
+        new ListAgg(UTF8String.fromString(options.getOrElse("list-agg-delimiter", ",")))
+      case "collect" => t match {
+        case a: ArrayType => new Collect(a.elementType, distinct)
+        case _ => fail("an ARRAY column")
+      }
+      case "merge_map" => t match {
+        case m: MapType => new MergeMap(m)
+        case _ => fail("a MAP column")
+      }
+      case "count" => throw new UnsupportedFeatureException(s"aggregate function 'count' (column '$column') does not " +
+        "exist in Paimon 1.x, so other engines could not read the table; use 'sum' over a column of 1s")
       case other => throw new UnsupportedFeatureException(s"aggregate function '$other' (column '$column') is not supported yet")
     }
+  }
+
+  private final class IgnoreRetract(inner: Aggregator) extends Aggregator(inner.name) {
+    override def add(acc: Any, value: Any): Any = inner.add(acc, value)
+    override def retract(acc: Any, value: Any): Any = acc
+  }
+
+  /** Non-null strings joined by the delimiter, oldest first; empty strings are kept, as Paimon 1.x keeps them. */
+  private final class ListAgg(delimiter: UTF8String) extends Aggregator("listagg") {
+    override def add(acc: Any, value: Any): Any =
+      if (acc == null) value else if (value == null) acc
+      else UTF8String.concat(acc.asInstanceOf[UTF8String], delimiter, value.asInstanceOf[UTF8String])
+  }
+
+  /** Array elements of every version, oldest first; with `distinct`, each element once (first occurrence). */
+  private final class Collect(element: DataType, distinct: Boolean) extends Aggregator("collect") {
+    private def items(a: Any): Seq[Any] = a.asInstanceOf[ArrayData].toSeq[Any](element).map(comparable)
+    private def comparable(v: Any): Any = v match {
+      case b: Array[Byte] => b.toSeq
+      case other => other
+    }
+    private def restore(v: Any): Any = v match {
+      case b: Seq[_] => b.asInstanceOf[Seq[Byte]].toArray
+      case other => other
+    }
+    private def array(values: Seq[Any]): ArrayData = new GenericArrayData(values.map(restore).toArray)
+    override def add(acc: Any, value: Any): Any =
+      if (acc == null && value == null) null
+      else if (!distinct && (acc == null || value == null)) if (acc == null) value else acc
+      else {
+        val all = Option(acc).map(items).getOrElse(Nil) ++ Option(value).map(items).getOrElse(Nil)
+        array(if (distinct) all.distinct else all)
+      }
+    override def retract(acc: Any, value: Any): Any =
+      if (acc == null || value == null) acc
+      else {
+        val remaining = scala.collection.mutable.ArrayBuffer(items(acc): _*)
+        items(value).foreach { v => val i = remaining.indexOf(v); if (i >= 0) remaining.remove(i) }
+        array(remaining.toSeq)
+      }
+  }
+
+  /** Maps merged key by key, the newer value winning (a null value too); retraction removes keys. */
+  private final class MergeMap(t: MapType) extends Aggregator("merge_map") {
+    private def entries(m: Any): Seq[(Any, Any)] = {
+      val map = m.asInstanceOf[MapData]
+      map.keyArray().toSeq[Any](t.keyType).zip(map.valueArray().toSeq[Any](t.valueType))
+    }
+    private def map(entries: Iterable[(Any, Any)]): MapData =
+      ArrayBasedMapData(entries.map(_._1).toArray, entries.map(_._2).toArray)
+    override def add(acc: Any, value: Any): Any =
+      if (acc == null) value else if (value == null) acc
+      else {
+        val merged = scala.collection.mutable.LinkedHashMap.empty[Any, Any]
+        (entries(acc) ++ entries(value)).foreach { case (k, v) => merged(k) = v }
+        map(merged)
+      }
+    override def retract(acc: Any, value: Any): Any =
+      if (acc == null || value == null) acc
+      else {
+        val gone = entries(value).map(_._1).toSet
+        map(entries(acc).filterNot { case (k, _) => gone.contains(k) })
+      }
   }
 
   private final class Pick(name: String, f: (Any, Any) => Any, undo: Option[(Any, Any) => Any] = None)

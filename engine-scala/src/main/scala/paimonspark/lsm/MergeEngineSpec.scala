@@ -1,7 +1,7 @@
 package paimonspark.lsm
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, Descending, InterpretedOrdering, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, Descending, InterpretedOrdering, NullsFirst, SortOrder}
 import org.apache.spark.sql.types.StructType
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
@@ -10,15 +10,25 @@ import paimonspark.format.{AtomicType, SparkTypes, TableSchema}
 /**
  * A table's merge engine and its options, resolved and checked once on the driver (at CREATE, and
  * again before any read or write), then turned into engines and orderings over the rows actually
- * merged.
+ * merged. `columnOptions` holds each column's `fields.<column>.*` options without the prefix.
  */
 final case class MergeEngineSpec(
     engine: String,
     ignoreDelete: Boolean,
     removeRecordOnDelete: Boolean,
-    aggregateFunctions: Map[String, String],
+    columnOptions: Map[String, Map[String, String]],
+    defaultAggregate: String,
     sequenceFields: Seq[String],
-    sequenceDescending: Boolean) {
+    sequenceDescending: Boolean,
+    sequenceGroups: Seq[SequenceGroup]) {
+
+  /** The columns a merge must read besides the ones a query asks for. */
+  def orderingFields: Seq[String] = (sequenceFields ++ sequenceGroups.flatMap(_.sequenceFields)).distinct
+
+  /** The aggregate function of a value column of the aggregation engine. */
+  def aggregateFunction(column: String): String =
+    if (sequenceFields.contains(column)) "last_value"
+    else columnOptions.get(column).flatMap(_.get("aggregate-function")).getOrElse(defaultAggregate)
 
   /**
    * An engine over rows of `schema` (sequence, kind, then columns). Columns at `fixedOrdinals`
@@ -29,24 +39,29 @@ final case class MergeEngineSpec(
     val values = schema.indices.filterNot(system.contains)
     engine match {
       case "deduplicate" => new DeduplicateEngine(ignoreDelete)
-      case "partial-update" => new PartialUpdateEngine(schema, values, ignoreDelete, removeRecordOnDelete)
+      case "first-row" => new FirstRowEngine(ignoreDelete)
+      case "partial-update" =>
+        new PartialUpdateEngine(schema, values, ignoreDelete, removeRecordOnDelete, sequenceGroups)
       case "aggregation" =>
         val aggregators = values.map { i =>
           val column = schema(i).name
-          i -> Aggregator(aggregateFunctions.getOrElse(column, Aggregator.Default), column, schema(i).dataType)
+          i -> Aggregator(aggregateFunction(column), column, schema(i).dataType, columnOptions.getOrElse(column, Map.empty))
         }.toMap
         new AggregationEngine(schema, aggregators, ignoreDelete)
     }
   }
 
-  /** Orders the versions of one key, oldest first: by `sequence.field` if set, then `_SEQUENCE_NUMBER`. */
+  /**
+   * Orders the versions of one key, oldest first: by `sequence.field` if set (a null is oldest in
+   * either direction, as in Paimon), then `_SEQUENCE_NUMBER`.
+   */
   def versionOrdering(schema: StructType): Ordering[InternalRow] =
     if (sequenceFields.isEmpty) KeyValue.bySequence
     else {
       val direction = if (sequenceDescending) Descending else Ascending
       val user = new InterpretedOrdering(sequenceFields.map { f =>
         val i = schema.fieldIndex(f)
-        SortOrder(BoundReference(i, schema(i).dataType, nullable = true), direction)
+        SortOrder(BoundReference(i, schema(i).dataType, nullable = true), direction, NullsFirst, Seq.empty)
       })
       (a: InternalRow, b: InternalRow) => {
         val c = user.compare(a, b)
@@ -56,8 +71,11 @@ final case class MergeEngineSpec(
 }
 
 object MergeEngineSpec {
-  val Engines: Set[String] = Set("deduplicate", "partial-update", "aggregation")
-  private val AggregateFunction = "fields\\.(.+)\\.aggregate-function".r
+  val Engines: Seq[String] = Seq("deduplicate", "partial-update", "aggregation", "first-row")
+  /** The `fields.<column>.<option>` options this engine implements. */
+  val ColumnOptions: Set[String] = Set("aggregate-function", "ignore-retract", "distinct", "list-agg-delimiter")
+  private val ColumnOption = "fields\\.(.+)\\.([a-z-]+)".r
+  private val DefaultAggregate = "fields.default-aggregate-function"
 
   /** The spec of a table, checked against its columns; throws naming the table and option at fault. */
   def of(table: String, schema: TableSchema): MergeEngineSpec = {
@@ -65,41 +83,60 @@ object MergeEngineSpec {
     val engine = options.getOrElse("merge-engine", "deduplicate").trim.toLowerCase
     def flag(key: String) = options.get(key).exists(_.trim.equalsIgnoreCase("true"))
     def refuse(what: String) = throw new UnsupportedFeatureException(s"table $table uses $what, which is not supported yet")
-    if (!Engines.contains(engine)) {
-      if (engine == "first-row") refuse("merge-engine=first-row")
-      throw new InvalidOptionException("merge-engine",
-        s"table $table: merge-engine must be one of ${Engines.toSeq.sorted.mkString(", ")}, first-row, not '$engine'")
-    }
+    def invalid(key: String, message: String) = throw new InvalidOptionException(key, s"table $table: $message")
+    if (!Engines.contains(engine)) invalid("merge-engine", s"merge-engine must be one of ${Engines.mkString(", ")}, not '$engine'")
+    def column(option: String, name: String) = schema.fields.find(_.name == name)
+      .getOrElse(invalid(option, s"option '$option' names '$name', which is not a column"))
+
+    val groups = Seq.newBuilder[SequenceGroup]
+    val perColumn = scala.collection.mutable.Map.empty[String, Map[String, String]]
     options.keys.toSeq.sorted.foreach {
-      case AggregateFunction(_) if engine == "aggregation" => ()
+      case DefaultAggregate if engine == "aggregation" => ()
+      case key @ ColumnOption(names, "sequence-group") if engine == "partial-update" =>
+        val sequence = names.split(",").map(_.trim).toSeq
+        val fields = options(key).split(",").map(_.trim).filter(_.nonEmpty).toSeq
+        (sequence ++ fields).foreach(column(key, _))
+        groups += SequenceGroup(sequence, fields)
+      case key @ ColumnOption(c, option) if engine == "aggregation" && ColumnOptions.contains(option) =>
+        column(key, c)
+        if (schema.primaryKeys.contains(c)) invalid(key, s"'$c' is a primary-key column and cannot be aggregated")
+        perColumn(c) = perColumn.getOrElse(c, Map.empty) + (option -> options(key))
       case k if k.startsWith("fields.") => refuse(s"the option '$k'")
-      case k @ "aggregation.remove-record-on-delete" => refuse(s"the option '$k'")
+      case k @ ("aggregation.remove-record-on-delete" | "partial-update.remove-record-on-sequence-group") =>
+        refuse(s"the option '$k'")
       case "deletion-vectors.enabled" if flag("deletion-vectors.enabled") => refuse("deletion vectors")
       case _ => ()
     }
-    def column(option: String, name: String) = schema.fields.find(_.name == name).getOrElse(
-      throw new InvalidOptionException(option, s"table $table: option '$option' names '$name', which is not a column"))
-    val functions = options.collect { case (key @ AggregateFunction(c), f) =>
-      val field = column(key, c)
-      if (schema.primaryKeys.contains(c)) {
-        throw new InvalidOptionException(key, s"table $table: '$c' is a primary-key column and cannot be aggregated")
-      }
-      Aggregator(f, c, SparkTypes.physicalType(field.dataType))
-      c -> f
+    val sequenceGroups = groups.result()
+    sequenceGroups.flatMap(g => g.sequenceFields ++ g.fields).groupBy(identity).collectFirst {
+      case (f, fs) if fs.size > 1 => invalid("fields.*.sequence-group", s"column '$f' belongs to more than one sequence group")
+    }
+    if (flag("partial-update.remove-record-on-delete") && (flag("ignore-delete") || sequenceGroups.nonEmpty)) {
+      invalid("partial-update.remove-record-on-delete",
+        "partial-update.remove-record-on-delete cannot be combined with ignore-delete or sequence groups")
     }
     val sequence = options.get("sequence.field").toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
+    if (sequence.nonEmpty && engine == "first-row") invalid("sequence.field", "the first-row engine takes no sequence.field")
     sequence.foreach { c =>
       if (!column("sequence.field", c).dataType.isInstanceOf[AtomicType]) {
-        throw new InvalidOptionException("sequence.field", s"table $table: sequence field '$c' must have an atomic type")
+        invalid("sequence.field", s"sequence field '$c' must have an atomic type")
       }
     }
     val descending = options.get("sequence.field.sort-order").map(_.trim.toLowerCase) match {
       case None | Some("ascending") => false
       case Some("descending") => true
-      case Some(other) => throw new InvalidOptionException("sequence.field.sort-order",
-        s"table $table: sequence.field.sort-order must be ascending or descending, not '$other'")
+      case Some(other) => invalid("sequence.field.sort-order", s"sequence.field.sort-order must be ascending or " +
+        s"descending, not '$other'")
     }
-    MergeEngineSpec(engine, flag("ignore-delete"), flag("partial-update.remove-record-on-delete"), functions,
-      sequence, descending)
+    val spec = MergeEngineSpec(engine, flag("ignore-delete"), flag("partial-update.remove-record-on-delete"),
+      perColumn.toMap, options.getOrElse(DefaultAggregate, Aggregator.Default), sequence, descending, sequenceGroups)
+    // Build every aggregator once, so a function that does not fit its column fails at CREATE.
+    if (engine == "aggregation") {
+      schema.fields.filterNot(f => schema.primaryKeys.contains(f.name)).foreach { f =>
+        Aggregator(spec.aggregateFunction(f.name), f.name, SparkTypes.physicalType(f.dataType),
+          perColumn.getOrElse(f.name, Map.empty))
+      }
+    }
+    spec
   }
 }

@@ -8,23 +8,35 @@ import paimonspark.UnsupportedFeatureException
 
 /**
  * Paimon's `partial-update` engine: each value column takes the newest non-null value of the key.
- * Retractions are skipped with `ignore-delete`. With `partial-update.remove-record-on-delete` a -D
- * removes the row so far and becomes the result, so it hides older files' versions, and -U is
- * skipped. Any other retraction is an error, as in Paimon.
+ *  - Sequence groups: a group's columns are set together (nulls included) by the version with the
+ *    highest group sequence; a retraction that is not older clears them. Columns outside groups
+ *    keep the newest non-null value and ignore retractions.
+ *  - Without groups, retractions are skipped with `ignore-delete`; with
+ *    `partial-update.remove-record-on-delete` a -D removes the row so far and becomes the result, so
+ *    it hides older files' versions, and -U is skipped. Any other retraction is an error, as in Paimon.
+ * A key that saw only retractions merges into a -D version.
  */
 final class PartialUpdateEngine(schema: StructType, valueOrdinals: Seq[Int], ignoreDelete: Boolean,
-    removeRecordOnDelete: Boolean) extends MergeEngine {
+    removeRecordOnDelete: Boolean, groups: Seq[SequenceGroup]) extends MergeEngine {
+  private val bound = groups.map(new BoundSequenceGroup(_, schema))
+  private val grouped: Set[Int] = bound.flatMap(g => g.sequenceOrdinals ++ g.fieldOrdinals).toSet
+  private val isPlainValue: Array[Boolean] = Array.tabulate(schema.length)(i => valueOrdinals.contains(i) && !grouped(i))
   private val isValue: Array[Boolean] = Array.tabulate(schema.length)(valueOrdinals.contains)
   private var merged: Array[Any] = _
   private var deletion: InternalRow = _
+  private var sawInsert = false
 
   override def reset(): Unit = {
     merged = null
     deletion = null
+    sawInsert = false
   }
 
+  private def value(row: InternalRow, i: Int): Any = if (row.isNullAt(i)) null else row.get(i, schema(i).dataType)
+
   override def add(row: InternalRow): Unit = {
-    if (KeyValue.isRetract(row)) {
+    val retract = KeyValue.isRetract(row)
+    if (retract && bound.isEmpty) {
       if (ignoreDelete) ()
       else if (removeRecordOnDelete) {
         if (KeyValue.kind(row) == KeyValue.Delete) {
@@ -33,18 +45,32 @@ final class PartialUpdateEngine(schema: StructType, valueOrdinals: Seq[Int], ign
         }
       } else {
         throw new UnsupportedFeatureException("a partial-update table holds a retraction (-U/-D); Paimon only allows " +
-          "that with ignore-delete or partial-update.remove-record-on-delete")
+          "that with ignore-delete, partial-update.remove-record-on-delete or sequence groups")
       }
-    } else {
+    } else if (!(retract && ignoreDelete)) {
       if (merged == null) merged = new Array[Any](schema.length)
       deletion = null
-      // Sequence, kind and key come from the newest version; value columns only when not null.
+      if (!retract) sawInsert = true
+      // Sequence, kind and key come from the newest version.
       (0 until schema.length).foreach { i =>
-        if (!isValue(i) || !row.isNullAt(i)) merged(i) = row.get(i, schema(i).dataType)
+        if (!isValue(i) || (!retract && isPlainValue(i) && !row.isNullAt(i))) merged(i) = value(row, i)
+      }
+      bound.foreach { g =>
+        g.sequence(row).foreach { incoming =>
+          if (g.notOlder(incoming, g.sequenceOrdinals.map(merged(_)).toArray)) {
+            g.sequenceOrdinals.zip(incoming).foreach { case (i, v) => merged(i) = v }
+            g.fieldOrdinals.foreach(i => merged(i) = if (retract) null else value(row, i))
+          }
+        }
       }
     }
   }
 
   override def result(): Option[InternalRow] =
-    if (deletion != null) Some(deletion) else Option(merged).map(m => new GenericInternalRow(m.clone()))
+    if (deletion != null) Some(deletion)
+    else Option(merged).map { m =>
+      val out = m.clone()
+      out(KeyValue.KindOrdinal) = if (sawInsert) KeyValue.Insert else KeyValue.Delete
+      new GenericInternalRow(out)
+    }
 }

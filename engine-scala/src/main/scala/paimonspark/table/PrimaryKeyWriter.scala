@@ -60,7 +60,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
   private val sortOrdering = {
     val direction = if (spec.sequenceDescending) Descending else Ascending
     GenerateOrdering.generate(groupOrder.map(SortOrder(_, Ascending)) ++
-      spec.sequenceFields.map(f => SortOrder(buffered(f), direction)) :+ SortOrder(ref(0), Ascending))
+      spec.sequenceFields.map(f => SortOrder(buffered(f), direction, NullsFirst, Seq.empty)) :+ SortOrder(ref(0), Ascending))
   }
   private val engine = spec.create(bufferSchema, bucketOrdinal +: keyOrdinals.map(_ + 2))
 

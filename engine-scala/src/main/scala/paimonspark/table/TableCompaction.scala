@@ -28,11 +28,17 @@ object TableCompaction {
         "tables is not supported yet")
     }
     val picker = table.options.compaction
+    val upLevel0 = MergeEngineSpec.of(table.location.toString, table.schema).engine == "first-row"
     table.newScan().plan(table.snapshotManager.latest(), filter)
       .filter(s => buckets.forall(_.contains(PrimaryKeyWriter.sequenceKey(s.partitionBytes, s.bucket))))
       .flatMap { split =>
         val runs = SortedRun.of(split.files)
-        val unit = if (full) picker.full(runs) else picker.pick(runs)
+        // First-row readers (Java's, pypaimon's) read levels above 0 without merging, so a key must
+        // live in one file there: Paimon ensures it by looking keys up while compacting; here a
+        // bucket with level-0 files is compacted whole, which ensures it too.
+        val unit = if (full) picker.full(runs)
+          else if (upLevel0) { if (runs.exists(_.level == 0)) picker.full(runs) else None }
+          else picker.pick(runs)
         val highest = split.files.map(_.level).max
         unit.map(u => CompactTask(split.partitionBytes, split.bucket, table.options.bucket, u,
           dropRetractions = u.outputLevel != 0 && u.outputLevel >= highest))

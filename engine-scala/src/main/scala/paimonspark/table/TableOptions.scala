@@ -173,13 +173,15 @@ object TableOptions {
   private val knownUnsupportedPrefixes: Seq[String] = Seq("fields.", "file-index.", "file.format.per.level",
     "file.compression.per.level", "lookup.", "partial-update.", "aggregation.")
 
-  private val AggregateFunction = "fields\\.(.+)\\.aggregate-function".r
+  /** Column options of the merge engines, checked against the columns by MergeEngineSpec. */
+  private val ColumnOption =
+    "fields\\.(.+)\\.(aggregate-function|ignore-retract|distinct|list-agg-delimiter|sequence-group)|fields\\.default-aggregate-function".r
 
   /** Checks every option; throws naming the first one that is unknown, malformed or unsupported. */
   def validate(options: Map[String, String]): Unit = options.toSeq.sortBy(_._1).foreach { case (key, value) =>
     supported.get(key) match {
       case Some(check) => check(key, value)
-      case None if AggregateFunction.matches(key) => ()
+      case None if ColumnOption.matches(key) => ()
       case None if knownUnsupported.contains(key) || knownUnsupportedPrefixes.exists(key.startsWith) =>
         throw new UnsupportedFeatureException(s"table option '$key' is a Paimon option that paimon-spark does not support yet")
       case None =>

@@ -75,9 +75,44 @@ class MergeEnginesSuite extends AnyFunSuite {
   }
 
   test("options that change merging and are not implemented are refused") {
-    intercept[UnsupportedFeatureException](spec("first-row"))
-    intercept[UnsupportedFeatureException](spec("partial-update", "fields.a.sequence-group" -> "b"))
     intercept[UnsupportedFeatureException](spec("aggregation", "fields.a.aggregate-function" -> "hll_sketch"))
+    intercept[UnsupportedFeatureException](spec("aggregation", "fields.a.aggregate-function" -> "count"))
+    intercept[UnsupportedFeatureException](spec("partial-update", "fields.a.aggregate-function" -> "sum"))
+    intercept[UnsupportedFeatureException](spec("deduplicate", "aggregation.remove-record-on-delete" -> "true"))
+  }
+
+  test("first-row keeps the oldest version and refuses retractions unless told to drop them") {
+    assert(fold(spec("first-row"), row(1, Insert, 1L, "a"), row(2, UpdateAfter, 2L, "b")) == Some((1L, "a")))
+    intercept[UnsupportedFeatureException](fold(spec("first-row"), row(1, Insert, 1L, "a"), row(2, Delete, 1L, "a")))
+    assert(fold(spec("first-row", "ignore-delete" -> "true"), row(1, Delete, 1L, "a"), row(2, Insert, 2L, "b")) ==
+      Some((2L, "b")))
+    intercept[InvalidOptionException](spec("first-row", "sequence.field" -> "a"))
+  }
+
+  test("a sequence group updates its columns together, by its own sequence, nulls included") {
+    // Group (b) ordered by a: an older a leaves b alone; a null a skips the group.
+    val grouped = spec("partial-update", "fields.a.sequence-group" -> "b")
+    assert(fold(grouped, row(1, Insert, 5L, "x"), row(2, Insert, 3L, "older"), row(3, Insert, null, "no-seq")) ==
+      Some((5L, "x")))
+    assert(fold(grouped, row(1, Insert, 5L, "x"), row(2, Insert, 5L, null)) == Some((5L, null)))
+    // A retraction that is not older clears the group; an older one does nothing.
+    assert(fold(grouped, row(1, Insert, 5L, "x"), row(2, Delete, 4L, "x")) == Some((5L, "x")))
+    assert(fold(grouped, row(1, Insert, 5L, "x"), row(2, Delete, 6L, "x")) == Some((6L, null)))
+    // Only retractions: the merged version is itself a retraction.
+    assert(fold(grouped, row(1, Delete, 6L, "x")).isEmpty)
+    intercept[InvalidOptionException](spec("partial-update", "fields.a.sequence-group" -> "nope"))
+  }
+
+  test("a null sequence.field value is the oldest version in either sort order") {
+    val schema2 = schema
+    for (order <- Seq("ascending", "descending")) {
+      val ordering = spec("deduplicate", "sequence.field" -> "a", "sequence.field.sort-order" -> order)
+        .versionOrdering(schema2)
+      assert(ordering.lt(row(9, Insert, null, "x"), row(1, Insert, 3L, "y")), order)
+    }
+    val descending = spec("deduplicate", "sequence.field" -> "a", "sequence.field.sort-order" -> "descending")
+      .versionOrdering(schema)
+    assert(descending.lt(row(1, Insert, 9L, "x"), row(2, Insert, 3L, "y")))
   }
 
   test("options naming missing columns or unfit types are refused") {

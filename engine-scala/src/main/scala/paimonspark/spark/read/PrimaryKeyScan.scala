@@ -40,16 +40,20 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
    */
   private val mergeSchema: StructType = {
     val keys = keyNames.map(k => tableStruct(k))
-    val rest = (readDataSchema.fieldNames.toSeq ++ engine.sequenceFields).distinct.filterNot(keyNames.contains)
+    val rest = (readDataSchema.fieldNames.toSeq ++ engine.orderingFields).distinct.filterNot(keyNames.contains)
     StructType(KeyValue.SystemFields ++ keys ++ rest.map(tableStruct(_)))
   }
 
   private def readAsIs(section: Seq[DataFileMeta]): Boolean =
     section.size == 1 && section.head.level > 0 && section.head.deleteRowCount.contains(0L)
 
-  /** Per split, its sections read as they are and those to merge; planned once. */
+  /**
+   * Per split, its sections read as they are and those to merge; planned once. Tables of the
+   * first-row engine only show files above level 0, as in Paimon: compaction makes rows visible.
+   */
   private lazy val planned: Seq[(DataSplit, Seq[DataFileMeta], Seq[Seq[DataFileMeta]])] = splits.map { split =>
-    val (asIs, merged) = ranges.sections(split.files).partition(readAsIs)
+    val visible = if (engine.engine == "first-row") split.files.filter(_.level > 0) else split.files
+    val (asIs, merged) = ranges.sections(visible).partition(readAsIs)
     (split, asIs.flatten, merged)
   }
   private lazy val allAsIs = planned.forall(_._3.isEmpty)
