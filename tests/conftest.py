@@ -54,3 +54,19 @@ def _sort_key(row: tuple) -> list:
 def rows(df) -> list[tuple]:
     """A DataFrame's rows as plain tuples in a stable order (numbers sorted as numbers)."""
     return sorted((tuple(r) for r in df.collect()), key=_sort_key)
+
+
+@pytest.fixture(scope="module")
+def oracle(warehouse: Path):
+    """pypaimon's catalog over the module's warehouse: the independent reader every result is checked with."""
+    from pypaimon import CatalogFactory
+
+    return CatalogFactory.create({"warehouse": str(warehouse)})
+
+
+def oracle_rows(oracle, name: str, columns: list[str] | None = None, db: str = "default") -> list[tuple]:
+    """A table's rows as pypaimon reads them (all columns, or `columns`), sorted."""
+    table = oracle.get_table(f"{db}.{name}")
+    builder = table.new_read_builder()
+    data = builder.new_read().to_arrow(builder.new_scan().plan().splits()).to_pylist()
+    return sorted((tuple(r.values()) if columns is None else tuple(r[c] for c in columns)) for r in data)

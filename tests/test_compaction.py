@@ -3,22 +3,9 @@
 import json
 
 import pytest
-from pypaimon import CatalogFactory
 
-from conftest import rows, table_dir
+from conftest import oracle_rows, rows, table_dir
 from paimon_spark import InvalidOptionError, PaimonTable, UnsupportedFeatureError
-
-
-@pytest.fixture(scope="module")
-def oracle(warehouse):
-    return CatalogFactory.create({"warehouse": str(warehouse)})
-
-
-def oracle_rows(oracle, name):
-    table = oracle.get_table(f"default.{name}")
-    builder = table.new_read_builder()
-    data = builder.new_read().to_arrow(builder.new_scan().plan().splits())
-    return sorted(tuple(r.values()) for r in data.to_pylist())
 
 
 def levels(oracle, name):

@@ -3,21 +3,8 @@
 import random
 
 import pytest
-from pypaimon import CatalogFactory
 
-from conftest import rows, table_dir
-
-
-@pytest.fixture(scope="module")
-def oracle(warehouse):
-    return CatalogFactory.create({"warehouse": str(warehouse)})
-
-
-def oracle_rows(oracle, name):
-    table = oracle.get_table(f"default.{name}")
-    builder = table.new_read_builder()
-    data = builder.new_read().to_arrow(builder.new_scan().plan().splits())
-    return sorted(tuple(r.values()) for r in data.to_pylist())
+from conftest import oracle_rows, rows, table_dir
 
 
 def plan(df) -> str:

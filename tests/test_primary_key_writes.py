@@ -5,22 +5,10 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from pypaimon import CatalogFactory, Schema
+from pypaimon import Schema
 
-from conftest import rows, table_dir
+from conftest import oracle_rows, rows, table_dir
 from paimon_spark import InvalidDataError, InvalidOptionError, UnsupportedFeatureError
-
-
-@pytest.fixture(scope="module")
-def oracle(warehouse):
-    return CatalogFactory.create({"warehouse": str(warehouse)})
-
-
-def oracle_rows(oracle, name, columns, db="default"):
-    table = oracle.get_table(f"{db}.{name}")
-    builder = table.new_read_builder()
-    data = builder.new_read().to_arrow(builder.new_scan().plan().splits())
-    return sorted(tuple(r[c] for c in columns) for r in data.to_pylist())
 
 
 def oracle_files(oracle, name, db="default"):

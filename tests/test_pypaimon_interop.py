@@ -9,7 +9,7 @@ from decimal import Decimal
 import pandas as pd
 import pyarrow as pa
 import pytest
-from pypaimon import CatalogFactory, Schema
+from pypaimon import Schema
 
 from conftest import rows
 
@@ -31,11 +31,6 @@ def utc(spark):
     else:
         os.environ["TZ"] = previous
     time.tzset()
-
-
-@pytest.fixture(scope="module")
-def oracle(warehouse):
-    return CatalogFactory.create({"warehouse": str(warehouse)})
 
 
 def plain(v):
