@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import table_dir
+from conftest import oracle_rows, table_dir
 
 WRITER = str(Path(__file__).resolve().parent / "concurrent_writer.py")
 
@@ -44,6 +44,26 @@ def test_two_processes_append_twenty_commits_each(spark, warehouse, tmp_path):
     got = sorted((r.writer, r.seq) for r in spark.table("paimon.default.conc").collect())
     assert got == sorted((w, i * 1000000) for w in (1, 2) for i in range(20))
     assert json.loads((snapshots / "snapshot-40").read_text())["totalRecordCount"] == 40
+
+
+def test_two_processes_upsert_and_compact_one_primary_key_table(spark, warehouse, tmp_path, oracle):
+    # A trigger of 2 makes nearly every write compact: inline compactions race each other and the
+    # other writer's appends. Appends always land; a compaction that loses is skipped.
+    spark.sql("CREATE TABLE paimon.default.pkconc (writer INT, seq BIGINT) TBLPROPERTIES ('primary-key' = "
+              "'writer,seq', 'bucket' = '2', 'num-sorted-run.compaction-trigger' = '2', 'commit.max-retries' = '100')")
+    go = tmp_path / "go"
+    procs = [start_writer(warehouse, "paimon.default.pkconc", w, 6, go, rows_per_commit=3) for w in (1, 2)]
+    wait_ready(go, 2)
+    go.touch()
+    for p in procs:
+        out, _ = p.communicate(timeout=600)
+        assert p.returncode == 0, out[-3000:]
+    snapshots = table_dir(warehouse, "pkconc") / "snapshot"
+    kinds = [json.loads(f.read_text())["commitKind"] for f in snapshots.glob("snapshot-*")]
+    assert kinds.count("APPEND") == 12 and kinds.count("COMPACT") >= 1
+    expected = sorted((w, i * 1000000 + r) for w in (1, 2) for i in range(6) for r in range(3))
+    assert sorted((r.writer, r.seq) for r in spark.table("paimon.default.pkconc").collect()) == expected
+    assert oracle_rows(oracle, "pkconc") == expected
 
 
 def test_a_killed_writer_leaves_the_last_snapshot_readable(spark, warehouse, tmp_path):
