@@ -1,7 +1,8 @@
 """Shared benchmark plumbing: timing, machine facts, and writing results as Markdown, JSON and a plot.
 
-A workload module measures a candidate system (paimon) against a baseline (plain Parquet) and
-returns Comparison records; everything here is independent of what was measured.
+A workload module measures a candidate system (paimon) against a baseline (plain Parquet, or
+another configuration of paimon) and returns Comparison records, plus Check records for goals that
+are not throughput ratios; everything here is independent of what was measured.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class Comparison:
     baseline_seconds: list[float] = field(default_factory=list)
     candidate_seconds: list[float] = field(default_factory=list)
     goal: float = 0.9  # the candidate must reach this fraction of the baseline's throughput
+    description: str = ""  # what the row measures and why its goal is what it is, for the report
 
     def rows_per_s(self, seconds: list[float]) -> float:
         # The median ignores a single outlier run (a GC pause, a page-cache miss) in either direction.
@@ -45,6 +47,17 @@ class Comparison:
         return {**asdict(self), "baseline_rows_per_s": self.rows_per_s(self.baseline_seconds),
                 "candidate_rows_per_s": self.rows_per_s(self.candidate_seconds),
                 "ratio": self.ratio, "passed": self.passed}
+
+
+@dataclass
+class Check:
+    """A goal that is not a throughput ratio, e.g. how many files a query opens."""
+
+    name: str
+    measured: str
+    goal: str
+    passed: bool
+    description: str = ""
 
 
 def timed(spark, action) -> float:
@@ -68,26 +81,51 @@ def machine_info(spark, extra: dict | None = None) -> dict:
             "python": platform.python_version(), "os": platform.platform(), **(extra or {})}
 
 
-def write_results(out_dir: Path, name: str, title: str, results: list[Comparison], info: dict) -> list[Path]:
+def write_results(out_dir: Path, name: str, title: str, results: list[Comparison], info: dict,
+                  checks: list[Check] = ()) -> list[Path]:
     """Writes <name>.json, <name>.md and <name>.png into out_dir and returns their paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path, md_path, png_path = (out_dir / f"{name}.{ext}" for ext in ("json", "md", "png"))
-    json_path.write_text(json.dumps({"benchmark": name, "title": title, "machine": info,
-                                     "results": [r.summary() for r in results]}, indent=2) + "\n")
-    lines = [f"# {title}", "",
-             "| workload | rows | {b} rows/s | {c} rows/s | ratio {c}/{b} | goal | result |".format(
-                 b=results[0].baseline, c=results[0].candidate),
-             "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
-    for r in results:
-        lines.append(f"| {r.workload} | {r.rows:,} | {r.rows_per_s(r.baseline_seconds):,.0f} | "
-                     f"{r.rows_per_s(r.candidate_seconds):,.0f} | {r.ratio:.2f}x | >= {r.goal:.2f}x | "
-                     f"{'pass' if r.passed else 'FAIL'} |")
+    report = {"benchmark": name, "title": title, "machine": info, "results": [r.summary() for r in results]}
+    if checks:
+        report["checks"] = [asdict(c) for c in checks]
+    json_path.write_text(json.dumps(report, indent=2) + "\n")
+    lines = [f"# {title}", ""]
+    if _same_systems(results):
+        lines += ["| workload | rows | {b} rows/s | {c} rows/s | ratio {c}/{b} | goal | result |".format(
+                      b=results[0].baseline, c=results[0].candidate),
+                  "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+        for r in results:
+            lines.append(f"| {r.workload} | {r.rows:,} | {r.rows_per_s(r.baseline_seconds):,.0f} | "
+                         f"{r.rows_per_s(r.candidate_seconds):,.0f} | {r.ratio:.2f}x | >= {r.goal:.2f}x | "
+                         f"{'pass' if r.passed else 'FAIL'} |")
+    else:
+        # Rows compare different pairs of systems: each row names its own.
+        lines += ["| workload | rows | baseline | baseline rows/s | candidate | candidate rows/s | "
+                  "ratio candidate/baseline | goal | result |",
+                  "| --- | ---: | --- | ---: | --- | ---: | ---: | ---: | --- |"]
+        for r in results:
+            lines.append(f"| {r.workload} | {r.rows:,} | {r.baseline} | {r.rows_per_s(r.baseline_seconds):,.0f} | "
+                         f"{r.candidate} | {r.rows_per_s(r.candidate_seconds):,.0f} | {r.ratio:.2f}x | "
+                         f">= {r.goal:.2f}x | {'pass' if r.passed else 'FAIL'} |")
     lines += ["", f"Median of {len(results[0].baseline_seconds)} runs each, order alternated between runs. "
-              f"Raw seconds are in `{json_path.name}`.", "", "## Machine", ""]
+              f"Raw seconds are in `{json_path.name}`."]
+    if any(r.description for r in results):
+        lines += ["", "## What each row measures", ""]
+        lines += [f"- **{r.workload}**: {r.description}" for r in results if r.description]
+    if checks:
+        lines += ["", "## Other goals", "", "| check | measured | goal | result |", "| --- | --- | --- | --- |"]
+        lines += [f"| {c.name} | {c.measured} | {c.goal} | {'pass' if c.passed else 'FAIL'} |" for c in checks]
+        lines += [""] + [f"- **{c.name}**: {c.description}" for c in checks if c.description]
+    lines += ["", "## Machine", ""]
     lines += [f"- {k}: {v}" for k, v in info.items()]
     md_path.write_text("\n".join(lines) + "\n")
     plot(png_path, title, results)
     return [md_path, json_path, png_path]
+
+
+def _same_systems(results: list[Comparison]) -> bool:
+    return len({(r.baseline, r.candidate) for r in results}) == 1
 
 
 def plot(path: Path, title: str, results: list[Comparison]) -> None:
@@ -96,12 +134,17 @@ def plot(path: Path, title: str, results: list[Comparison]) -> None:
     import matplotlib.pyplot as plt
 
     width, xs = 0.38, range(len(results))
-    fig, ax = plt.subplots(figsize=(1.5 + 2.2 * len(results), 4.2))
+    same = _same_systems(results)
+    fig, ax = plt.subplots(figsize=(1.5 + 2.2 * len(results) * (1 if same else 1.4), 4.2 if same else 4.8))
     for offset, side, color in ((-width / 2, "baseline", "#8c8c8c"), (width / 2, "candidate", "#2b7bba")):
         values = [r.rows_per_s(getattr(r, f"{side}_seconds")) / 1e6 for r in results]
-        bars = ax.bar([x + offset for x in xs], values, width, label=getattr(results[0], side), color=color)
+        bars = ax.bar([x + offset for x in xs], values, width, label=getattr(results[0], side) if same else side,
+                      color=color)
         ax.bar_label(bars, fmt="%.2f", fontsize=8)
-    ax.set_xticks(list(xs), [f"{r.workload}\n{r.ratio:.2f}x" for r in results])
+    # With a different pair of systems per row, each tick names its pair.
+    ax.set_xticks(list(xs), [f"{r.workload}\n{r.ratio:.2f}x" if same else
+                             f"{r.workload}\n{r.candidate}\nvs {r.baseline}\n{r.ratio:.2f}x (goal {r.goal:.2f}x)"
+                             for r in results], fontsize=None if same else 8)
     ax.set_ylabel("million rows / s (higher is better)")
     ax.set_title(title, fontsize=10)
     ax.legend()

@@ -3,7 +3,8 @@
     .venv/bin/python bench/run.py [--quick | --rows N] [--repeats 3] [--workload append_scan]
 
 Each workload is a module beside this file with NAME, TITLE and run(spark, rows, work, repeats)
-returning (list of harness.Comparison, dict of notes); add a module and list it in WORKLOADS.
+returning (list of harness.Comparison, dict of notes); add a module and list it in WORKLOADS. Goals
+that are not throughput ratios go in the notes under "checks", as a list of harness.Check.
 Results go to bench/results/<NAME>.{md,json,png}; table data lives in bench/work/ (git-ignored)
 and is deleted afterwards.
 """
@@ -21,8 +22,9 @@ sys.path.insert(0, str(BENCH))  # the workload modules import harness as a sibli
 
 import append_scan  # noqa: E402
 import harness  # noqa: E402
+import upsert_ingest  # noqa: E402
 
-WORKLOADS = {module.NAME: module for module in (append_scan,)}
+WORKLOADS = {module.NAME: module for module in (append_scan, upsert_ingest)}
 DEFAULT_ROWS, QUICK_ROWS = 10_000_000, 1_000_000
 
 
@@ -71,14 +73,18 @@ def main(argv: list[str]) -> int:
             print(f"== {module.TITLE} ({rows:,} rows, {args.repeats} runs)", flush=True)
             started = time.perf_counter()
             results, notes = module.run(spark, rows, work / name, args.repeats)
+            checks = notes.pop("checks", [])
             info = harness.machine_info(spark, {**notes, "wall_clock_s": round(time.perf_counter() - started, 1)})
-            for path in harness.write_results(args.results, name, module.TITLE, results, info):
+            for path in harness.write_results(args.results, name, module.TITLE, results, info, checks):
                 print(f"   wrote {path.relative_to(BENCH.parent) if path.is_relative_to(BENCH.parent) else path}")
             for r in results:
                 failed |= not r.passed
-                print(f"   {r.workload:<13} parquet {r.rows_per_s(r.baseline_seconds):>12,.0f} rows/s   "
-                      f"paimon {r.rows_per_s(r.candidate_seconds):>12,.0f} rows/s   "
+                print(f"   {r.workload:<13} {r.baseline} {r.rows_per_s(r.baseline_seconds):>12,.0f} rows/s   "
+                      f"{r.candidate} {r.rows_per_s(r.candidate_seconds):>12,.0f} rows/s   "
                       f"ratio {r.ratio:.2f}x (goal {r.goal:.2f}x) {'pass' if r.passed else 'FAIL'}")
+            for c in checks:
+                failed |= not c.passed
+                print(f"   {c.name}: {c.measured} (goal {c.goal}) {'pass' if c.passed else 'FAIL'}")
     finally:
         spark.stop()
         shutil.rmtree(work, ignore_errors=True)
