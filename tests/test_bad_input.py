@@ -30,7 +30,6 @@ def test_malformed_option_values_name_the_option(spark, warehouse, option, value
 
 
 @pytest.mark.parametrize("option, value", [
-    ("primary-key", "a"),
     ("bucket", "4"),
     ("deletion-vectors.enabled", "true"),
     ("file.format", "orc"),

@@ -19,10 +19,10 @@ object ManifestAvro {
   val EntryVersion = 2
   val FileMetaVersion = 2
 
-  private def field(name: String, tpe: String): String = s"""{"name":"$name","type":$tpe}"""
-  private def optional(name: String, tpe: String): String =
+  private[format] def field(name: String, tpe: String): String = s"""{"name":"$name","type":$tpe}"""
+  private[format] def optional(name: String, tpe: String): String =
     s"""{"name":"$name","type":["null",$tpe],"default":null}"""
-  private def record(name: String, fields: String*): String =
+  private[format] def record(name: String, fields: String*): String =
     s"""{"type":"record","name":"$name","namespace":"$Namespace","fields":[${fields.mkString(",")}]}"""
   private def stats(name: String): String = record(name,
     field("_MIN_VALUES", "\"bytes\""), field("_MAX_VALUES", "\"bytes\""),
@@ -61,7 +61,7 @@ object ManifestAvro {
   def writeFileMetas(metas: Seq[ManifestFileMeta], compression: String): Array[Byte] =
     writeRecords(FileMetaSchema, metas.map(fileMetaRecord), compression)
 
-  private def writeRecords(schema: Schema, records: Seq[GenericRecord], compression: String): Array[Byte] = {
+  private[format] def writeRecords(schema: Schema, records: Seq[GenericRecord], compression: String): Array[Byte] = {
     val out = new ByteArrayOutputStream()
     val writer = new DataFileWriter[GenericRecord](new GenericDatumWriter[GenericRecord](schema))
     writer.setCodec(codec(compression))
@@ -164,13 +164,13 @@ object ManifestAvro {
       maxRowId = optLong(r, "_MAX_ROW_ID"))
   }
 
-  private def readRecords(bytes: Array[Byte]): Seq[GenericRecord] = {
+  private[format] def readRecords(bytes: Array[Byte]): Seq[GenericRecord] = {
     val stream = new DataFileStream[GenericRecord](new ByteArrayInputStream(bytes), new GenericDatumReader[GenericRecord]())
     try stream.iterator().asScala.toVector
     finally stream.close()
   }
 
-  private def checkVersion(r: GenericRecord, expected: Int): Unit = {
+  private[format] def checkVersion(r: GenericRecord, expected: Int): Unit = {
     val v = Option(get(r, "_VERSION")).map(_.asInstanceOf[Int])
     if (v.exists(_ != expected)) {
       throw new IllegalArgumentException(s"manifest row version ${v.get} is not supported (expected $expected)")
@@ -205,17 +205,17 @@ object ManifestAvro {
       v => Option(v).map(_.asInstanceOf[Long]))))
 
   /** A field by name, or null when the writer's schema does not have it. */
-  private def get(r: GenericRecord, name: String): AnyRef =
+  private[format] def get(r: GenericRecord, name: String): AnyRef =
     if (r.getSchema.getField(name) == null) null else r.get(name)
 
-  private def require(r: GenericRecord, name: String): AnyRef =
+  private[format] def require(r: GenericRecord, name: String): AnyRef =
     Option(get(r, name)).getOrElse(throw new IllegalArgumentException(s"manifest field $name is missing"))
 
-  private def int(r: GenericRecord, name: String): Int = require(r, name).asInstanceOf[Int]
-  private def long(r: GenericRecord, name: String): Long = require(r, name).asInstanceOf[Long]
+  private[format] def int(r: GenericRecord, name: String): Int = require(r, name).asInstanceOf[Int]
+  private[format] def long(r: GenericRecord, name: String): Long = require(r, name).asInstanceOf[Long]
   private def optInt(r: GenericRecord, name: String): Option[Int] = Option(get(r, name)).map(_.asInstanceOf[Int])
   private def optLong(r: GenericRecord, name: String): Option[Long] = Option(get(r, name)).map(_.asInstanceOf[Long])
-  private def bytesOf(r: GenericRecord, name: String): Array[Byte] = toArray(require(r, name).asInstanceOf[ByteBuffer])
+  private[format] def bytesOf(r: GenericRecord, name: String): Array[Byte] = toArray(require(r, name).asInstanceOf[ByteBuffer])
   private def strings(r: GenericRecord, name: String): Option[Seq[String]] =
     Option(get(r, name)).map(_.asInstanceOf[java.util.List[AnyRef]].asScala.map(_.toString).toSeq)
 

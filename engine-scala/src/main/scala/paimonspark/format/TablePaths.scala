@@ -18,6 +18,9 @@ final class TablePaths(val root: Path) extends Serializable {
   def manifestDir: Path = new Path(root, "manifest")
   def manifestFile(name: String): Path = new Path(manifestDir, name)
 
+  def indexDir: Path = new Path(root, "index")
+  def indexFile(name: String): Path = new Path(indexDir, name)
+
   /** `<root>/<partition path>/bucket-<n>`; the partition path is empty for unpartitioned tables. */
   def bucketDir(partitionPath: String, bucket: Int): Path =
     new Path(if (partitionPath.isEmpty) root else new Path(root, partitionPath), s"bucket-$bucket")
@@ -31,6 +34,8 @@ object TablePaths {
   val SnapshotPrefix = "snapshot-"
   val ManifestPrefix = "manifest-"
   val ManifestListPrefix = "manifest-list-"
+  val IndexManifestPrefix = "index-manifest-"
+  val IndexFilePrefix = "index-"
   val DataFilePrefix = "data-"
   val DatabaseSuffix = ".db"
 

@@ -7,7 +7,7 @@ import paimonspark.lsm.MergeEngineSpec
 /**
  * How the rows of a table map to keys and buckets. `trimmedKeys` is the primary key without the
  * partition columns (what data files store as `_KEY_*` and sort by); `bucketKeys` are the columns
- * Paimon's bucket function hashes.
+ * Paimon's bucket function hashes; `buckets` is N, or -1 for dynamic buckets (a HASH index).
  */
 final case class KeyLayout(primaryKeys: Seq[String], trimmedKeys: Seq[String], bucketKeys: Seq[String], buckets: Int)
 
@@ -44,9 +44,9 @@ object KeyLayout {
     }
     val trimmed = pk.filterNot(schema.partitionKeys.contains)
     if (trimmed.isEmpty) fail("the primary key must have a column that is not a partition column")
-    if (options.bucket == -1) {
-      throw new UnsupportedFeatureException(s"table $table: 'primary-key' tables with dynamic bucket (bucket=-1, the " +
-        "default) are not supported yet; set 'bucket' to a number of buckets")
+    if (options.bucket == -1 && options.bucketKey.nonEmpty) {
+      throw new InvalidOptionException(TableOptions.BucketKey, s"table $table: bucket-key cannot be set with dynamic " +
+        "bucket (bucket=-1), which hashes the whole primary key")
     }
     val bucketKeys = if (options.bucketKey.isEmpty) trimmed else options.bucketKey
     bucketKeys.find(k => !trimmed.contains(k)).foreach { k =>

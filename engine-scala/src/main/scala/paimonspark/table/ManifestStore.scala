@@ -16,6 +16,7 @@ final class ManifestStore(io: FileIO, paths: TablePaths, schema: TableSchema) {
   private val options = TableOptions(schema.options)
   private val manifestNames = new FileNamer(TablePaths.ManifestPrefix, "")
   private val listNames = new FileNamer(TablePaths.ManifestListPrefix, "")
+  private val indexManifestNames = new FileNamer(TablePaths.IndexManifestPrefix, "")
   private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
 
   def readList(name: String): Seq[ManifestFileMeta] =
@@ -27,6 +28,19 @@ final class ManifestStore(io: FileIO, paths: TablePaths, schema: TableSchema) {
   /** All data manifests of a snapshot: its base list followed by its delta list. */
   def dataManifests(snapshot: Snapshot): Seq[ManifestFileMeta] =
     readList(snapshot.baseManifestList) ++ readList(snapshot.deltaManifestList)
+
+  /** The index files a snapshot's index manifest lists (none without one). */
+  def indexFiles(snapshot: Option[Snapshot]): Seq[IndexFileEntry] =
+    snapshot.flatMap(_.indexManifest).map(name =>
+      MetadataFile.read(io, paths.manifestFile(name))(IndexManifestAvro.read)).getOrElse(Nil)
+
+  /** Writes a complete index manifest and returns its name. */
+  def writeIndexManifest(entries: Seq[IndexFileEntry]): String = {
+    val name = indexManifestNames.next()
+    io.mkdirs(paths.manifestDir)
+    io.writeBytes(paths.manifestFile(name), IndexManifestAvro.write(entries, options.manifestCompression))
+    name
+  }
 
   /** Writes a manifest list and returns its name and exact size. */
   def writeList(metas: Seq[ManifestFileMeta]): (String, Long) = {

@@ -22,7 +22,7 @@ import paimonspark.lsm.{DataFileSettings, KeyValue, KeyValueFileWriter, MergeEng
  * arrival order; a bucket's sequence numbers continue from `nextSequences` (highest committed + 1),
  * so every new version is newer than what the bucket holds.
  */
-final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, Long]) {
+final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, Long], bucketing: Bucketing) {
   import PrimaryKeyWriter._
 
   private val schema = table.schema
@@ -49,9 +49,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
   private val joined = new JoinedRow()
 
   private val keyOrdinals = layout.primaryKeys.map(column)
-  private val bucketKeyTypes = layout.bucketKeys.map(k => schema.field(k).dataType)
-  private val toBucketKey = UnsafeProjection.create(layout.bucketKeys.map(k =>
-    BoundReference(column(k), columns(column(k)).dataType, true)))
+  private val bucketer = new RowBucketer(table, bucketing)
   private val rowKindOrdinal = options.rowKindField.map(column)
 
   /** Groups of the sorted buffer: (bucket, partition, trimmed key). */
@@ -75,6 +73,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
   private var arrival = 0L
   private val written = ArrayBuffer.empty[ManifestEntry]
   private val writers = ArrayBuffer.empty[KeyValueFileWriter]
+  private val indexFiles = ArrayBuffer.empty[String]
 
   def write(row: InternalRow): Unit = {
     keyOrdinals.foreach { i =>
@@ -84,7 +83,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
     }
     system.setLong(0, arrival)
     system.setByte(1, kindOf(row))
-    system.setInt(2, BucketHash.bucket(BinaryRow.toBytes(bucketKeyTypes, toBucketKey(row)), layout.buckets))
+    system.setInt(2, bucketer.bucketOf(row))
     arrival += 1
     val kv = toBuffer(joined(system, row))
     if (sorter == null) sorter = newSorter()
@@ -93,10 +92,12 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
     if (bufferedBytes >= options.writeBufferSize) flush()
   }
 
-  /** Flushes the buffer and returns every file written. */
-  def finish(): Seq[ManifestEntry] = {
+  /** Flushes the buffer and returns every data file written, and the index files that grew. */
+  def finish(): (Seq[ManifestEntry], Seq[IndexChange]) = {
     flush()
-    written.toSeq
+    val index = bucketer.writeIndexes()
+    indexFiles ++= index.map(_.entry.fileName)
+    (written.toSeq, index)
   }
 
   /** Deletes every file this writer created and frees the buffer. */
@@ -104,6 +105,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
     if (sorter != null) sorter.cleanupResources()
     sorter = null
     writers.foreach(_.abort())
+    indexFiles.foreach(n => table.io.delete(table.paths.indexFile(n), recursive = false))
   }
 
   private def kindOf(row: InternalRow): Byte = rowKindOrdinal match {

@@ -25,7 +25,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
   private val partitions = new PartitionFilter(table.schema)
 
   /** Commits and returns the new snapshot id, or None when there was nothing to commit. */
-  def commit(added: Seq[ManifestEntry], overwrite: Option[OverwriteScope]): Option[Long] = {
+  def commit(added: Seq[ManifestEntry], overwrite: Option[OverwriteScope], index: Seq[IndexChange] = Nil): Option[Long] = {
     val writtenPartitions = added.map(_.partitionKey).toSet
     val nothingToReplace = overwrite.contains(OverwriteScope.WrittenPartitions) && added.isEmpty
     if ((added.isEmpty && overwrite.isEmpty) || nothingToReplace) return None
@@ -38,7 +38,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       case None => _ => false
     }
     val kind = if (overwrite.isDefined) CommitKind.Overwrite else CommitKind.Append
-    run(added, kind, (store, base) => if (overwrite.isEmpty) Nil else store.liveFiles(base, inScope))
+    run(added, kind, (store, base) => if (overwrite.isEmpty) Nil else store.liveFiles(base, inScope), index)
   }
 
   /**
@@ -59,6 +59,25 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       checkKeyRanges(live.filterNot(e => ids.contains(e.identifier)) ++ added)
       replaced
     })
+  }
+
+  /**
+   * The index files of the latest snapshot with those this commit rewrote replaced. A bucket whose
+   * index another writer changed since this one read it is a conflict: merging would lose keys.
+   */
+  private def indexed(store: ManifestStore, latest: Option[Snapshot], changes: Seq[IndexChange]): Seq[IndexFileEntry] = {
+    val current = store.indexFiles(latest)
+    def slot(e: IndexFileEntry) = (e.partitionKey, e.bucket, e.indexType)
+    val bySlot = current.map(e => slot(e) -> e.fileName).toMap
+    changes.foreach { c =>
+      if (bySlot.get(slot(c.entry)) != c.replaces) {
+        throw new CommitConflictException(s"Commit to table ${table.location} conflicts with a concurrent commit: the " +
+          s"HASH index of bucket ${c.entry.bucket} changed while this write ran (dynamic-bucket tables take one writer " +
+          "at a time); nothing was committed")
+      }
+    }
+    val replaced = changes.map(c => slot(c.entry)).toSet
+    current.filterNot(e => replaced(slot(e))) ++ changes.map(_.entry)
   }
 
   private def deletionConflict(gone: Set[FileIdentifier]): CommitConflictException =
@@ -87,7 +106,8 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
   private def run(
       added: Seq[ManifestEntry],
       kind: String,
-      replacing: (ManifestStore, Seq[ManifestFileMeta]) => Seq[ManifestEntry]): Option[Long] = {
+      replacing: (ManifestStore, Seq[ManifestFileMeta]) => Seq[ManifestEntry],
+      index: Seq[IndexChange] = Nil): Option[Long] = {
     val maxRetries = table.options.commitMaxRetries
     var planned: Option[Set[FileIdentifier]] = None
     var attempt = 0
@@ -118,7 +138,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
         baseManifestList = baseList, baseManifestListSize = Some(baseSize),
         deltaManifestList = deltaList, deltaManifestListSize = Some(deltaSize),
         changelogManifestList = None, changelogManifestListSize = None,
-        indexManifest = latest.flatMap(_.indexManifest),
+        indexManifest = if (index.isEmpty) latest.flatMap(_.indexManifest) else Some(written.index(indexed(store, latest, index))),
         commitUser = commitUser,
         commitIdentifier = SnapshotJson.BatchCommitIdentifier,
         commitKind = kind,
@@ -150,6 +170,11 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       val (name, size) = store.writeList(metas)
       names += name
       (name, size)
+    }
+    def index(entries: Seq[IndexFileEntry]): String = {
+      val name = store.writeIndexManifest(entries)
+      names += name
+      name
     }
     def discard(): Unit = names.foreach(n => table.io.delete(table.paths.manifestFile(n), recursive = false))
   }

@@ -31,6 +31,11 @@ final case class TableOptions(raw: Map[String, String]) {
   def bucketKey: Seq[String] = get(BucketKey).toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
   def writeOnly: Boolean = get(WriteOnly).exists(_.trim.equalsIgnoreCase("true"))
 
+  def dynamicBucketTargetRowNum: Long = get(DynamicTargetRowNum).map(_.trim.toLong).getOrElse(2000000L)
+  def dynamicBucketMaxBuckets: Int = get(DynamicMaxBuckets).map(_.trim.toInt).getOrElse(-1)
+  def dynamicBucketAssigners: Option[Int] =
+    get(DynamicAssignerParallelism).orElse(get(DynamicInitialBuckets)).map(_.trim.toInt)
+
   def compactionTrigger: Int = get(CompactionTrigger).map(_.trim.toInt).getOrElse(5)
   def numLevels: Int = get(NumLevels).map(_.trim.toInt).getOrElse(compactionTrigger + 1)
 
@@ -64,6 +69,10 @@ object TableOptions {
   val WriteBufferSize = "write-buffer-size"
   val ChangelogProducer = "changelog-producer"
   val CompactionTrigger = "num-sorted-run.compaction-trigger"
+  val DynamicTargetRowNum = "dynamic-bucket.target-row-num"
+  val DynamicInitialBuckets = "dynamic-bucket.initial-buckets"
+  val DynamicMaxBuckets = "dynamic-bucket.max-buckets"
+  val DynamicAssignerParallelism = "dynamic-bucket.assigner-parallelism"
   val StopTrigger = "num-sorted-run.stop-trigger"
   val NumLevels = "num-levels"
   val MaxSizeAmplification = "compaction.max-size-amplification-percent"
@@ -113,6 +122,16 @@ object TableOptions {
     },
     WriteBufferSize -> { (k, v) => MemorySize.parse(k, v); () },
     CompactionTrigger -> int(1, Int.MaxValue),
+    DynamicTargetRowNum -> { (k, v) =>
+      if (!v.trim.toLongOption.exists(_ > 0)) throw new InvalidOptionException(k, s"table option '$k' must be a positive number, not '$v'")
+    },
+    DynamicInitialBuckets -> int(1, Short.MaxValue),
+    DynamicMaxBuckets -> { (k, v) =>
+      if (!v.trim.toIntOption.exists(n => n == -1 || n > 0)) {
+        throw new InvalidOptionException(k, s"table option '$k' must be -1 (unlimited) or positive, not '$v'")
+      }
+    },
+    DynamicAssignerParallelism -> int(1, Short.MaxValue),
     // Batch writes never wait for compaction, so there is nothing to stop: accepted for compatibility.
     StopTrigger -> int(1, Int.MaxValue),
     NumLevels -> int(2, 100),
@@ -158,8 +177,7 @@ object TableOptions {
     "snapshot.num-retained.min", "snapshot.num-retained.max", "snapshot.time-retained", "snapshot.expire.limit",
     "changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained",
     "compaction.min.file-num",
-    "full-compaction.delta-commits", "write-buffer-spillable", "dynamic-bucket.target-row-num",
-    "dynamic-bucket.initial-buckets", "metadata.stats-dense-store", "metadata.stats-keep-first-n-columns",
+    "full-compaction.delta-commits", "write-buffer-spillable", "metadata.stats-dense-store", "metadata.stats-keep-first-n-columns",
     "data-file.thin-mode", "data-file.external-paths", "data-file.path-directory", "changelog-file.prefix",
     "changelog-file.format", "file.suffix.include.compression", "row-tracking.enabled", "data-evolution.enabled",
     "tag.automatic-creation", "tag.creation-period", "tag.num-retained-max", "partition.expiration-time",

@@ -2,17 +2,18 @@ package paimonspark.spark.write
 
 import java.util.UUID
 
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, SortDirection, SortOrder}
 import org.apache.spark.sql.connector.write._
 
-import paimonspark.CommitConflictException
+import paimonspark.{CommitConflictException, UnsupportedFeatureException}
 import paimonspark.format.ManifestEntry
 import paimonspark.spark.{BucketFunction, CompactJob, SparkTable}
-import paimonspark.table.{KeyLayout, OverwriteScope, PrimaryKeyWriter}
+import paimonspark.table.{Bucketing, IndexChange, KeyLayout, OverwriteScope, PrimaryKeyWriter}
 
 /** What one task wrote: the ADD entries of its data files. */
-final case class FilesWritten(entries: Seq[ManifestEntry]) extends WriterCommitMessage
+final case class FilesWritten(entries: Seq[ManifestEntry], index: Seq[IndexChange] = Nil) extends WriterCommitMessage
 
 /**
  * A batch write: executors write data files, the driver commits them as one snapshot.
@@ -26,13 +27,27 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope])
 
   private val store = table.store
   private val partitions = store.schema.partitionKeys.map(k => Expressions.column(k): Expression)
+  private lazy val bucketing = Bucketing.plan(store, SparkSession.active.sparkContext.defaultParallelism)
 
+  if (store.isPrimaryKeyTable && store.options.bucket == -1 && scope.isDefined) {
+    throw new UnsupportedFeatureException(s"table ${table.name()} uses dynamic bucket (bucket=-1); INSERT OVERWRITE " +
+      "of such tables is not supported yet")
+  }
+
+  /**
+   * Fixed buckets: rows clustered by (partition, bucket). Dynamic buckets: by (partition, assigner),
+   * the assigner being the same function of the key hash the writer uses, so each (partition,
+   * assigner) is written by one task that owns its buckets and their HASH index.
+   */
   override def requiredDistribution(): Distribution =
     if (!store.isPrimaryKeyTable) Distributions.unspecified()
     else {
       val layout = KeyLayout.of(table.name(), store.schema)
-      val bucket = Expressions.apply(BucketFunction.Name,
-        (Expressions.literal(layout.buckets) +: layout.bucketKeys.map(Expressions.column)): _*)
+      val (n, columns) = bucketing match {
+        case Bucketing.Fixed(buckets) => (buckets, layout.bucketKeys)
+        case d: Bucketing.Dynamic => (d.assigners, layout.trimmedKeys)
+      }
+      val bucket = Expressions.apply(BucketFunction.Name, (Expressions.literal(n) +: columns.map(Expressions.column)): _*)
       Distributions.clustered((partitions :+ bucket).toArray)
     }
 
@@ -43,12 +58,13 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope])
   override def toBatch: BatchWrite = this
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
-    if (store.isPrimaryKeyTable) new PrimaryKeyWriterFactory(store, PrimaryKeyWriter.nextSequences(store))
+    if (store.isPrimaryKeyTable) new PrimaryKeyWriterFactory(store, PrimaryKeyWriter.nextSequences(store), bucketing)
     else new AppendWriterFactory(store)
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
-    val entries = messages.toSeq.flatMap { case FilesWritten(e) => e }
-    store.newCommit(UUID.randomUUID().toString).commit(entries, scope)
+    val written = messages.toSeq.collect { case f: FilesWritten => f }
+    val entries = written.flatMap(_.entries)
+    store.newCommit(UUID.randomUUID().toString).commit(entries, scope, written.flatMap(_.index))
     if (store.isPrimaryKeyTable && !store.options.writeOnly) compactWritten(entries)
   }
 
@@ -66,8 +82,9 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope])
   }
 
   override def abort(messages: Array[WriterCommitMessage]): Unit =
-    messages.toSeq.flatMap { case FilesWritten(e) => e; case _ => Nil }.foreach { e =>
-      store.io.delete(store.dataFilePath(e.partition, e.bucket, e.file), recursive = false)
+    messages.toSeq.collect { case f: FilesWritten => f }.foreach { f =>
+      f.entries.foreach(e => store.io.delete(store.dataFilePath(e.partition, e.bucket, e.file), recursive = false))
+      f.index.foreach(i => store.io.delete(store.paths.indexFile(i.entry.fileName), recursive = false))
     }
 }
 

@@ -1,0 +1,96 @@
+package paimonspark.table
+
+import java.util.Base64
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
+
+import paimonspark.format._
+
+/** How a write puts rows into buckets; planned on the driver. */
+sealed trait Bucketing extends Serializable
+object Bucketing {
+  /** `bucket` = N: Paimon's bucket function over the bucket key. */
+  final case class Fixed(buckets: Int) extends Bucketing
+  /**
+   * `bucket` = -1: buckets looked up in, and added to, the HASH index; `index` holds each
+   * partition's index files (by [[RowBucketer.partitionKey]]) in the snapshot the write starts from.
+   */
+  final case class Dynamic(assigners: Int, targetRowNum: Long, maxBuckets: Int,
+      index: Map[String, Seq[IndexFileEntry]]) extends Bucketing
+
+  def plan(table: FileStoreTable, assigners: => Int): Bucketing = {
+    val options = table.options
+    if (options.bucket > 0) Fixed(options.bucket)
+    else {
+      val files = table.newManifestStore().indexFiles(table.snapshotManager.latest())
+        .filter(_.indexType == IndexManifestAvro.HashIndex)
+      val n = options.dynamicBucketAssigners.getOrElse(assigners)
+      Dynamic(n, options.dynamicBucketTargetRowNum, options.dynamicBucketMaxBuckets,
+        files.groupBy(f => RowBucketer.partitionKey(f.partition)))
+    }
+  }
+}
+
+/** A HASH index file a write made for a bucket, and the one it replaces (None for a new bucket). */
+final case class IndexChange(entry: IndexFileEntry, replaces: Option[String])
+
+/** The bucket of each row a task writes, and for dynamic buckets the index files that grew. */
+final class RowBucketer(table: FileStoreTable, bucketing: Bucketing) {
+  private val schema = table.schema
+  private val layout = KeyLayout.of(table.location.toString, schema)
+  private val columns = SparkTypes.physical(SparkTypes.toSparkStruct(schema.fields, withFieldIds = false))
+  private def projection(names: Seq[String]) = UnsafeProjection.create(names.map { n =>
+    val i = schema.fieldNames.indexOf(n)
+    BoundReference(i, columns(i).dataType, nullable = true)
+  })
+  private val hashedKey = if (bucketing.isInstanceOf[Bucketing.Fixed]) layout.bucketKeys else layout.trimmedKeys
+  private val hashedTypes = hashedKey.map(k => schema.field(k).dataType)
+  private val toHashed = projection(hashedKey)
+  private val toPartition = projection(schema.partitionKeys)
+  private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
+  private val assigners = mutable.HashMap.empty[(UnsafeRow, Int), (Array[Byte], DynamicBucketAssigner)]
+
+  def bucketOf(row: InternalRow): Int = {
+    val hash = BucketHash.hash(BinaryRow.toBytes(hashedTypes, toHashed(row)))
+    bucketing match {
+      case Bucketing.Fixed(n) => math.abs(hash % n)
+      case d: Bucketing.Dynamic =>
+        val assignId = DynamicBucketAssigner.assignerOf(hash, d.assigners)
+        val partition = toPartition(row)
+        assigners.getOrElseUpdate((partition.copy(), assignId), {
+          val bytes = BinaryRow.serialize(partitionTypes, partition)
+          val existing = d.index.getOrElse(RowBucketer.partitionKey(bytes), Nil)
+            .map(f => f.bucket -> HashIndexFile.read(table.io.readBytes(table.paths.indexFile(f.fileName)))).toMap
+          (bytes, new DynamicBucketAssigner(assignId, d.assigners, d.targetRowNum, d.maxBuckets, existing))
+        })._2.assign(hash)
+    }
+  }
+
+  /** Writes a complete HASH index file for every bucket that got new keys. */
+  def writeIndexes(): Seq[IndexChange] = bucketing match {
+    case _: Bucketing.Fixed => Nil
+    case d: Bucketing.Dynamic =>
+      val namer = new FileNamer(TablePaths.IndexFilePrefix, "")
+      assigners.values.toSeq.flatMap { case (partition, assigner) =>
+        val previous = d.index.getOrElse(RowBucketer.partitionKey(partition), Nil)
+        assigner.newHashes.toSeq.map { case (bucket, added) =>
+          val old = previous.find(_.bucket == bucket)
+          val oldHashes = old.map(f => HashIndexFile.read(table.io.readBytes(table.paths.indexFile(f.fileName))))
+          val all = (oldHashes.getOrElse(Array.empty[Int]).toSet ++ added).toSeq.sorted
+          val name = namer.next()
+          table.io.mkdirs(table.paths.indexDir)
+          val bytes = HashIndexFile.write(all)
+          table.io.writeBytes(table.paths.indexFile(name), bytes)
+          IndexChange(IndexFileEntry(FileKind.Add, partition, bucket, IndexManifestAvro.HashIndex, name, bytes.length.toLong,
+            all.size.toLong), old.map(_.fileName))
+        }
+      }
+  }
+}
+
+object RowBucketer {
+  def partitionKey(partition: Array[Byte]): String = Base64.getEncoder.encodeToString(partition)
+}

@@ -1,0 +1,97 @@
+"""Dynamic-bucket primary-key tables (bucket = -1): keys routed by Paimon's HASH index, shared with pypaimon."""
+
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from pypaimon import Schema
+
+from conftest import oracle_rows, rows, table_dir
+from paimon_spark import InvalidOptionError, UnsupportedFeatureError
+
+
+def key_buckets(oracle, warehouse, name, key="id"):
+    """{key: set of buckets whose live files hold it}, read file by file."""
+    out = {}
+    splits = oracle.get_table(f"default.{name}").new_read_builder().new_scan().plan().splits()
+    for s in splits:
+        partition = "/".join(f"{k}={v}" for k, v in zip(["dt"], s.partition.values))
+        for f in s.files:
+            path = table_dir(warehouse, name) / partition / f"bucket-{s.bucket}" / f.file_name
+            for k in pq.read_table(path, columns=[key]).column(key).to_pylist():
+                out.setdefault(k, set()).add(s.bucket)
+    return out
+
+
+def index_hashes(warehouse, name):
+    """{bucket: number of hashes} from the HASH index files named by the latest index manifest."""
+    table = table_dir(warehouse, name)
+    latest = (table / "snapshot" / "LATEST").read_text().strip()
+    snapshot = json.loads((table / "snapshot" / f"snapshot-{latest}").read_text())
+    assert snapshot.get("indexManifest", "").startswith("index-manifest-")
+    return {f.name: f.stat().st_size // 4 for f in (table / "index").glob("index-*")}
+
+
+def test_tables_without_bucket_use_dynamic_buckets(spark, oracle, warehouse):
+    spark.sql("CREATE TABLE paimon.default.dyn (id INT, v STRING) TBLPROPERTIES "
+              "('primary-key' = 'id', 'dynamic-bucket.target-row-num' = '40')")
+    spark.sql("INSERT INTO paimon.default.dyn SELECT CAST(id AS INT), 'a' FROM range(100)")
+    spark.sql("INSERT INTO paimon.default.dyn SELECT CAST(id AS INT), 'b' FROM range(50, 150)")
+    expected = [(i, "a" if i < 50 else "b") for i in range(150)]
+    assert rows(spark.table("paimon.default.dyn")) == expected
+    assert oracle_rows(oracle, "dyn") == expected
+    buckets = key_buckets(oracle, warehouse, "dyn")
+    assert len(buckets) == 150 and all(len(b) == 1 for b in buckets.values())
+    # No bucket holds more keys than the target; the index lists every key once.
+    per_bucket = {}
+    for b in buckets.values():
+        per_bucket[next(iter(b))] = per_bucket.get(next(iter(b)), 0) + 1
+    assert max(per_bucket.values()) <= 40 and len(per_bucket) >= 4
+    assert index_hashes(warehouse, "dyn")
+    splits = oracle.get_table("default.dyn").new_read_builder().new_scan().plan().splits()
+    assert all(s.total_buckets in (None, -1) for s in splits)
+
+
+def test_pypaimon_and_we_keep_each_key_in_one_bucket(spark, oracle, warehouse):
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.string())])
+    oracle.create_table("default.shared_dyn", Schema.from_pyarrow_schema(
+        schema, primary_keys=["id"], options={"bucket": "-1", "dynamic-bucket.target-row-num": "30"}), False)
+
+    def pypaimon_write(ids, v):
+        table = oracle.get_table("default.shared_dyn")
+        builder = table.new_batch_write_builder()
+        write, commit = builder.new_write(), builder.new_commit()
+        write.write_arrow(pa.Table.from_pylist([{"id": i, "v": v} for i in ids], schema=schema))
+        commit.commit(write.prepare_commit())
+        write.close()
+        commit.close()
+
+    pypaimon_write(range(0, 100), "py1")
+    spark.sql("INSERT INTO paimon.default.shared_dyn SELECT id, 'spark' FROM range(50, 160)")
+    pypaimon_write(range(140, 200), "py2")
+    expected = sorted([(i, "py1") for i in range(50)] + [(i, "spark") for i in range(50, 140)] +
+                      [(i, "py2") for i in range(140, 200)])
+    assert oracle_rows(oracle, "shared_dyn") == expected
+    assert rows(spark.table("paimon.default.shared_dyn")) == expected
+    buckets = key_buckets(oracle, warehouse, "shared_dyn")
+    assert len(buckets) == 200 and all(len(b) == 1 for b in buckets.values())
+
+
+def test_partitioned_dynamic_bucket_tables(spark, oracle, warehouse):
+    spark.sql("CREATE TABLE paimon.default.dyn_parts (dt STRING, id INT, v INT) PARTITIONED BY (dt) "
+              "TBLPROPERTIES ('primary-key' = 'dt,id', 'dynamic-bucket.target-row-num' = '25')")
+    spark.sql("INSERT INTO paimon.default.dyn_parts SELECT IF(id % 2 = 0, 'a', 'b'), CAST(id AS INT), 1 FROM range(100)")
+    spark.sql("INSERT INTO paimon.default.dyn_parts SELECT IF(id % 2 = 0, 'a', 'b'), CAST(id AS INT), 2 FROM range(0, 100, 3)")
+    expected = sorted(("a" if i % 2 == 0 else "b", i, 2 if i % 3 == 0 else 1) for i in range(100))
+    assert rows(spark.table("paimon.default.dyn_parts")) == expected
+    assert oracle_rows(oracle, "dyn_parts") == expected
+
+
+def test_dynamic_bucket_limits_are_explicit(spark):
+    with pytest.raises(InvalidOptionError, match="bucket-key"):
+        spark.sql("CREATE TABLE paimon.default.dyn_bad (id INT, v INT) TBLPROPERTIES "
+                  "('primary-key' = 'id', 'bucket-key' = 'id')")
+    spark.sql("CREATE TABLE paimon.default.dyn_over (id INT, v INT) TBLPROPERTIES ('primary-key' = 'id')")
+    with pytest.raises(UnsupportedFeatureError, match="INSERT OVERWRITE"):
+        spark.sql("INSERT OVERWRITE paimon.default.dyn_over VALUES (1, 1)")
