@@ -63,3 +63,18 @@ def test_key_filters_skip_files_of_other_key_ranges(spark, warehouse):
     assert rows(spark.sql("SELECT id FROM paimon.default.ranges WHERE id < 5")) == [(i,) for i in range(5)]
     with pytest.raises(Exception):
         spark.table("paimon.default.ranges").collect()
+
+
+def test_point_lookups_read_only_the_keys_bucket(spark, warehouse):
+    spark.sql("CREATE TABLE paimon.default.lookups (id BIGINT, v STRING) TBLPROPERTIES ('primary-key' = 'id', "
+              "'bucket' = '4', 'write-only' = 'true')")
+    spark.sql("INSERT INTO paimon.default.lookups SELECT id, 'v' FROM range(1000)")
+    [(bucket,)] = spark.sql("SELECT paimon.paimon_bucket(4, CAST(7 AS BIGINT))").collect()
+    for other in range(4):
+        if other != bucket:
+            for f in (table_dir(warehouse, "lookups") / f"bucket-{other}").glob("data-*"):
+                f.unlink()
+    # The lookup only opens the key's bucket; a scan of the whole table would hit the deleted files.
+    assert rows(spark.sql("SELECT id, v FROM paimon.default.lookups WHERE id = 7")) == [(7, "v")]
+    with pytest.raises(Exception):
+        spark.table("paimon.default.lookups").collect()

@@ -12,8 +12,8 @@ final case class DataSplit(partition: GenericInternalRow, partitionBytes: Array[
 
 /**
  * Plans a batch read: snapshot, then manifests (skipped by partition statistics), then live files
- * (skipped by partition values and value statistics), grouped per partition and bucket. Skipping
- * is only ever conservative: unknown statistics keep a file.
+ * (skipped by partition values, the buckets of pinned keys and statistics), grouped per partition
+ * and bucket. Skipping is only ever conservative: unknown statistics keep a file.
  */
 final class ScanPlanner(table: FileStoreTable) {
   private val schema = table.schema
@@ -33,7 +33,9 @@ final class ScanPlanner(table: FileStoreTable) {
       val partitionRows = mutable.Map.empty[java.nio.ByteBuffer, GenericInternalRow]
       def partitionOf(e: ManifestEntry) =
         partitionRows.getOrElseUpdate(e.partitionKey, BinaryRow.deserialize(partitionTypes, e.partition))
-      val keepPartition = (e: ManifestEntry) => filter.forall(f => partitions.mayMatch(f, partitionOf(e)))
+      val buckets = filter.flatMap(BucketFilter.buckets(table.location.toString, schema, _))
+      val keepPartition = (e: ManifestEntry) => buckets.forall(_.contains(e.bucket)) &&
+        filter.forall(f => partitions.mayMatch(f, partitionOf(e)))
       val live = store.liveFiles(manifests, keepPartition)
       val kept = live.filter(e => filter.forall(f => rangeFilter.mayMatch(f, fileRange(partitionOf(e), e.file))))
       kept.groupBy(e => (e.partitionKey, e.bucket)).toSeq.map { case ((_, bucket), entries) =>

@@ -1,0 +1,48 @@
+package paimonspark.table
+
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+
+import paimonspark.format.{BinaryRow, BucketHash, TableSchema}
+
+/**
+ * The buckets a filter can match in a table with fixed buckets: when it pins every bucket-key
+ * column to one or a few values (`=`, `IN`, under `AND`), only the buckets of those keys, which is
+ * what makes a point lookup read one bucket. None means every bucket.
+ */
+object BucketFilter {
+  private val MaxKeys = 1000
+
+  def buckets(table: String, schema: TableSchema, filter: Predicate): Option[Set[Int]] = {
+    if (schema.primaryKeys.isEmpty || TableOptions(schema.options).bucket <= 0) return None
+    val layout = KeyLayout.of(table, schema)
+    val fields = layout.bucketKeys.map(schema.fieldNames.indexOf(_))
+    val pinned = values(filter)
+    if (!fields.forall(pinned.contains)) None
+    else {
+      val combinations = fields.foldLeft(Seq(Seq.empty[Any])) { (acc, f) =>
+        for (prefix <- acc; v <- pinned(f).toSeq) yield prefix :+ v
+      }
+      if (combinations.size > MaxKeys || combinations.exists(_.contains(null))) None
+      else {
+        val types = fields.map(schema.fields(_).dataType)
+        Some(combinations.map(c => BucketHash.bucket(BinaryRow.toBytes(types, new GenericInternalRow(c.toArray)),
+          layout.buckets)).toSet)
+      }
+    }
+  }
+
+  /** Column index -> the values a row must have there to match, for conjuncts of `=` and `IN`. */
+  private def values(p: Predicate): Map[Int, Set[Any]] = p match {
+    case Predicate.Compare(Predicate.Eq, field, literal) => Map(field -> Set(literal))
+    case Predicate.In(field, literals) => Map(field -> literals.toSet)
+    case Predicate.And(l, r) =>
+      val (a, b) = (values(l), values(r))
+      (a.keySet ++ b.keySet).map { f =>
+        f -> ((a.get(f), b.get(f)) match {
+          case (Some(x), Some(y)) => x.intersect(y)
+          case (x, y) => x.orElse(y).get
+        })
+      }.toMap
+    case _ => Map.empty
+  }
+}
