@@ -25,13 +25,34 @@ final class SortedRunMerge(
   }
   // A max-heap, reversed: the smallest (key, version) comes out first.
   private val heads = mutable.PriorityQueue.empty[Head](byKeyThenVersion.reverse)
+  private var pending: Option[InternalRow] = None
+  // One run (a writer's sorted buffer) needs no heap: versions of a key are already adjacent, in order.
+  private val single = runs.size == 1
+  private var lookahead: InternalRow = _
+
+  private def advance(run: Int): Unit = if (runs(run).hasNext) {
+    if (single) lookahead = runs(run).next() else heads.enqueue(Head(runs(run).next(), run))
+  }
+
   runs.indices.foreach(advance)
 
-  private var pending: Option[InternalRow] = None
-
-  private def advance(run: Int): Unit = if (runs(run).hasNext) heads.enqueue(Head(runs(run).next(), run))
+  private def mergeSingleRun(): Unit = while (pending.isEmpty && lookahead != null) {
+    engine.reset()
+    val first = lookahead
+    lookahead = null
+    engine.add(first)
+    advance(0)
+    while (lookahead != null && keyOrdering.compare(lookahead, first) == 0) {
+      engine.add(lookahead)
+      lookahead = null
+      advance(0)
+    }
+    pending = engine.result()
+    if (dropRetractions) pending = pending.filterNot(KeyValue.isRetract)
+  }
 
   override def hasNext: Boolean = {
+    if (single) mergeSingleRun()
     while (pending.isEmpty && heads.nonEmpty) {
       engine.reset()
       val first = heads.dequeue()
