@@ -10,7 +10,7 @@ import scala.collection.mutable
  * with the lowest free owned id. `existing` holds each bucket's indexed hashes.
  */
 final class DynamicBucketAssigner(assignId: Int, assigners: Int, targetRowNum: Long, maxBuckets: Int,
-    existing: Map[Int, Array[Int]]) {
+    val existing: Map[Int, Array[Int]]) {
   private val known = mutable.HashMap.empty[Int, Int]
   existing.foreach { case (bucket, hashes) =>
     hashes.foreach(h => if (DynamicBucketAssigner.assignerOf(h, assigners) == assignId) known(h) = bucket)

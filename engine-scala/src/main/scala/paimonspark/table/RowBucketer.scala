@@ -78,8 +78,7 @@ final class RowBucketer(table: FileStoreTable, bucketing: Bucketing) {
         val previous = d.index.getOrElse(RowBucketer.partitionKey(partition), Nil)
         assigner.newHashes.toSeq.map { case (bucket, added) =>
           val old = previous.find(_.bucket == bucket)
-          val oldHashes = old.map(f => HashIndexFile.read(table.io.readBytes(table.paths.indexFile(f.fileName))))
-          val all = (oldHashes.getOrElse(Array.empty[Int]).toSet ++ added).toSeq.sorted
+          val all = (assigner.existing.getOrElse(bucket, Array.empty[Int]).toSet ++ added).toSeq.sorted
           val name = namer.next()
           table.io.mkdirs(table.paths.indexDir)
           val bytes = HashIndexFile.write(all)
