@@ -1,11 +1,12 @@
 package paimonspark.spark.read
 
+import org.apache.commons.lang3.SerializationUtils
 import org.apache.hadoop.fs.Path
 import org.apache.spark.paths.SparkPath
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection
-import org.apache.spark.sql.connector.read.PartitionReaderFactory
 import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile}
+import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetPartitionReaderFactory
 import org.apache.spark.sql.types.StructType
 
 import paimonspark.format.{KeyValueFields, SparkTypes}
@@ -13,15 +14,18 @@ import paimonspark.lsm.{KeyValue, KeyValueFileReader}
 import paimonspark.table.{FileStoreTable, KeyLayout}
 
 /**
- * Reads primary-key data files with Spark's Parquet reader, one file at a time, into copied rows of
- * `schema` (columns matched by name): merges keep rows of several files alive at once, and the
- * reader reuses its rows and their buffers.
+ * Reads primary-key data files with Spark's Parquet reader into copied rows of `schema` (columns
+ * matched by name): merges keep rows of several files alive at once, and the reader reuses its
+ * rows and their buffers. Each file gets its own clone of the factory: a factory closes the reader
+ * it made last whenever it makes another (its vectorized reader then returns zeroed rows), which a
+ * merge reading files in step must not have. The clone is a serialized copy because the factory
+ * cannot be constructed again on executors (its SQLConf is not readable there).
  */
-final class ParquetKeyValueReader(parquet: PartitionReaderFactory, schema: StructType) extends KeyValueFileReader {
+final class ParquetKeyValueReader(parquet: ParquetPartitionReaderFactory, schema: StructType) extends KeyValueFileReader {
   override def open(file: Path, size: Long): KeyValueFileReader.Rows = {
     val split = PartitionedFile(InternalRow.empty, SparkPath.fromPath(file), 0L, size, Array.empty[String], 0L, size,
       Map.empty)
-    val reader = parquet.createReader(FilePartition(0, Array(split)))
+    val reader = SerializationUtils.clone(parquet).createReader(FilePartition(0, Array(split)))
     val toUnsafe = UnsafeProjection.create(schema)
     new KeyValueFileReader.Rows {
       private var ready: Option[Boolean] = None
@@ -48,8 +52,7 @@ object ParquetKeyValueReader {
   def forCompaction(table: FileStoreTable): ParquetKeyValueReader = {
     val columns = SparkTypes.physical(SparkTypes.toSparkStruct(table.schema.fields, withFieldIds = false))
     val rowSchema = StructType(KeyValue.SystemFields ++ columns.fields)
-    val parquet = ParquetReaders.factory(table.io.hadoopConf.value, fileSchema(table), rowSchema, new StructType(), Nil,
-      vectorized = false)
+    val parquet = ParquetReaders.factory(table.io.hadoopConf.value, fileSchema(table), rowSchema, new StructType(), Nil)
     new ParquetKeyValueReader(parquet, rowSchema)
   }
 }

@@ -11,22 +11,16 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.SerializableConfiguration
 
-/**
- * Spark's own Parquet reader, set up for Paimon data files (columns matched by name). Readers that
- * keep rows of several files open at once (the merge of sorted runs) ask for the row-based reader:
- * rows of the vectorized one in row mode were seen going stale when files are read interleaved.
- */
+/** Spark's own (vectorized) Parquet reader, set up for Paimon data files: columns matched by name. */
 object ParquetReaders {
   def factory(
       hadoopConf: Configuration,
       dataSchema: StructType,
       readDataSchema: StructType,
       partitionSchema: StructType,
-      filters: Seq[Filter],
-      vectorized: Boolean = true): ParquetPartitionReaderFactory = {
+      filters: Seq[Filter]): ParquetPartitionReaderFactory = {
     val spark = SparkSession.active
     val conf = spark.sessionState.conf.clone()
-    if (!vectorized) conf.setConfString(SQLConf.PARQUET_VECTORIZED_READER_ENABLED.key, "false")
     // The settings Spark's Parquet read support and schema converter look up in the Hadoop conf.
     val c = new Configuration(hadoopConf)
     c.set(ParquetInputFormat.READ_SUPPORT_CLASS, classOf[ParquetReadSupport].getName)

@@ -85,9 +85,8 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
     val keyFilters = filters.filter(_.references.forall(keyNames.contains))
     val dataFilters = filters.filter(_.references.forall(a => !partitionNames.contains(a)))
     val asIs = ParquetReaders.factory(hadoopConf, fileSchema, SparkTypes.physical(readDataSchema),
-      SparkTypes.physical(readPartitionSchema), dataFilters, vectorized = allAsIs)
-    val parquet = ParquetReaders.factory(hadoopConf, fileSchema, mergeSchema, new StructType(), keyFilters,
-      vectorized = false)
+      SparkTypes.physical(readPartitionSchema), dataFilters)
+    val parquet = ParquetReaders.factory(hadoopConf, fileSchema, mergeSchema, new StructType(), keyFilters)
     val outputOrdinals = readDataSchema.map(f => mergeSchema.fieldIndex(f.name))
     val keyOrdinals = keyNames.indices.map(_ + KeyValue.SystemFields.size)
     val merge = new MergeReaderFactory(new ParquetKeyValueReader(parquet, mergeSchema), mergeSchema, keyOrdinals,
