@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import paimonspark.TableNotFoundException
 import paimonspark.format.{BinaryRow, DataFileMeta, PartitionPath, TablePaths, TableSchema}
 import paimonspark.fs.FileIO
+import paimonspark.lsm.DataFileSettings
 
 /**
  * One table as of one schema version: where it lives and how its files are laid out. Cheap to
@@ -22,6 +23,12 @@ final class FileStoreTable(val io: FileIO, val paths: TablePaths, val schema: Ta
   def newCommit(commitUser: String): TableCommit = new TableCommit(this, commitUser)
 
   def isPrimaryKeyTable: Boolean = schema.primaryKeys.nonEmpty
+
+  /** What this table's data files are written with, as its options say. */
+  def dataFileSettings: DataFileSettings = {
+    val o = options
+    DataFileSettings(io, o.fileCompression, o.zstdLevel, o.targetFileSize, o.statsMode, schema.id, o.dataFilePrefix)
+  }
 
   /** The relative directory of a partition given its serialized BinaryRow. */
   def partitionPath(partition: Array[Byte]): String = partitionPathOf(

@@ -12,7 +12,7 @@ import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
 
 import paimonspark.InvalidDataException
 import paimonspark.format._
-import paimonspark.lsm.{DataFileSettings, KeyValue, KeyValueFileWriter, MergeEngineSpec, SortedRunMerge}
+import paimonspark.lsm.{KeyValue, KeyValueFileWriter, MergeEngineSpec, SortedRunMerge}
 
 /**
  * The executor side of a write to a primary-key table, as Paimon's merge-tree writer does it: rows
@@ -65,8 +65,8 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
   private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
   private val toPartition = UnsafeProjection.create(schema.partitionKeys.map(buffered))
   private val trimmedKeyIndices = layout.trimmedKeys.map(column)
-  private val settings = DataFileSettings(table.io, options.fileCompression, options.zstdLevel, options.targetFileSize,
-    options.statsMode, schema.id, options.dataFilePrefix)
+  private val settings = table.dataFileSettings
+  private val writeBufferSize = options.writeBufferSize
 
   private var sorter: UnsafeExternalRowSorter = _
   private var bufferedBytes = 0L
@@ -89,7 +89,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
     if (sorter == null) sorter = newSorter()
     sorter.insertRow(kv)
     bufferedBytes += kv.getSizeInBytes
-    if (bufferedBytes >= options.writeBufferSize) flush()
+    if (bufferedBytes >= writeBufferSize) flush()
   }
 
   /** Flushes the buffer and returns every data file written, and the index files that grew. */

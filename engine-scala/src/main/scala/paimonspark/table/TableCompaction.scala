@@ -2,7 +2,7 @@ package paimonspark.table
 
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format.{FileKind, ManifestEntry}
-import paimonspark.lsm.{CompactUnit, Compactor, DataFileSettings, KeyValueFileReader, MergeEngineSpec, SortedRun}
+import paimonspark.lsm.{CompactUnit, Compactor, KeyValueFileReader, MergeEngineSpec, SortedRun}
 
 /** One bucket's compaction: what to merge, into which level, and whether retractions may go. */
 final case class CompactTask(partition: Array[Byte], bucket: Int, totalBuckets: Int, unit: CompactUnit,
@@ -48,11 +48,8 @@ object TableCompaction {
   /** Runs one task on an executor. */
   def run(table: FileStoreTable, task: CompactTask, reader: KeyValueFileReader): CompactResult = {
     val schema = table.schema
-    val options = table.options
     val layout = KeyLayout.of(table.location.toString, schema)
-    val settings = DataFileSettings(table.io, options.fileCompression, options.zstdLevel, options.targetFileSize,
-      options.statsMode, schema.id, options.dataFilePrefix)
-    val compactor = new Compactor(settings, schema.fields, layout.trimmedKeys.map(schema.fieldNames.indexOf(_)),
+    val compactor = new Compactor(table.dataFileSettings, schema.fields, layout.trimmedKeys.map(schema.fieldNames.indexOf(_)),
       schema.partitionKeys.map(schema.fieldNames.indexOf(_)), MergeEngineSpec.of(table.location.toString, schema), reader)
     val dir = table.paths.bucketDir(table.partitionPath(task.partition), task.bucket)
     val files = compactor.compact(dir, task.unit, task.dropRetractions)
