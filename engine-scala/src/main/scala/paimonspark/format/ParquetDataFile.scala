@@ -13,8 +13,11 @@ import org.apache.spark.sql.types.StructType
  * Writes one Parquet data file from Spark rows with Spark's own Parquet write support, configured
  * for what Paimon's readers expect: standard (non-legacy) lists, maps and decimals, timestamps as
  * INT64 micros (adjusted to UTC for LTZ columns), and Paimon field ids on every column.
+ * `uniqueColumns` hold a distinct value in (nearly) every row, like a key or sequence numbers: a
+ * dictionary cannot pay off there, and building one only to drop it costs a hash insert per value.
  */
-final class ParquetDataFile(file: OutputFile, schema: StructType, conf: Configuration, compression: String, zstdLevel: Int) {
+final class ParquetDataFile(file: OutputFile, schema: StructType, conf: Configuration, compression: String,
+    zstdLevel: Int, uniqueColumns: Seq[String] = Nil) {
   private val writer: ParquetWriter[InternalRow] = {
     val c = new Configuration(conf)
     ParquetWriteSupport.setSchema(schema, c)
@@ -23,11 +26,11 @@ final class ParquetDataFile(file: OutputFile, schema: StructType, conf: Configur
     c.set("spark.sql.parquet.fieldId.write.enabled", "true")
     c.set("spark.sql.parquet.variant.annotateLogicalType.enabled", "false")
     c.set("parquet.compression.codec.zstd.level", zstdLevel.toString)
-    new ParquetDataFile.Builder(file)
+    val builder = new ParquetDataFile.Builder(file)
       .withConf(c)
       .withCompressionCodec(ParquetDataFile.codec(compression))
       .withWriteMode(ParquetFileWriter.Mode.CREATE)
-      .build()
+    uniqueColumns.foldLeft(builder)(_.withDictionaryEncoding(_, false)).build()
   }
   private var rows = 0L
 

@@ -4,8 +4,9 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.InternalRow
 
 /**
- * Reads primary-key data files back as merge input: copied rows of (sequence, kind, table
- * columns), in key order. Implemented over Spark's Parquet reader by the Spark layer.
+ * Reads primary-key data files back as merge input: rows of (sequence, kind, table columns), in
+ * key order, each valid until the next row of the same file is read. Implemented over Spark's
+ * Parquet reader by the Spark layer.
  */
 trait KeyValueFileReader extends Serializable {
   def open(file: Path, size: Long): KeyValueFileReader.Rows

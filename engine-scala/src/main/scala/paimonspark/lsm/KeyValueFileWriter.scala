@@ -43,6 +43,9 @@ final class KeyValueFileWriter(
     BoundReference(i, f.dataType, f.nullable)
   })
   private val toKey = UnsafeProjection.create(keyIndices.indices.map(i => BoundReference(i, fileSchema(i).dataType, false)))
+  // Within one file a key occurs once: a single key column and the sequence numbers are unique.
+  private val uniqueColumns = KeyValueFields.SequenceNumber.name +:
+    (if (keyFields.size == 1) Seq(fileFields.head.name, keyFields.head.name) else Nil)
   private val namer = new FileNamer(settings.filePrefix, ".parquet")
   private val written = ArrayBuffer.empty[DataFileMeta]
   private val paths = ArrayBuffer.empty[Path]
@@ -87,7 +90,7 @@ final class KeyValueFileWriter(
     path = new Path(bucketDir, namer.next())
     paths += path
     file = new ParquetDataFile(settings.io.newOutputFile(path), fileSchema, settings.io.hadoopConf.value,
-      settings.compression, settings.zstdLevel)
+      settings.compression, settings.zstdLevel, uniqueColumns)
   }
 
   private def close(): Unit = if (file != null) {

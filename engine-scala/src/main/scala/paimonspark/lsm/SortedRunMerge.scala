@@ -1,82 +1,133 @@
 package paimonspark.lsm
 
-import scala.collection.mutable
-
 import org.apache.spark.sql.catalyst.InternalRow
 
 /**
- * A k-way merge of sorted runs (each a key-sorted iterator over copied rows) that hands each key's
- * versions, oldest first, to a merge engine and yields the engine's results. Versions are ordered
- * as Paimon's sort-merge reader orders them: by `sequence.field` if set, then `_SEQUENCE_NUMBER`.
- * Batch reads drop merged retractions; writers keep them, so they still hide older files.
+ * A k-way merge of sorted runs that hands each key's versions, oldest first, to a merge engine and
+ * yields the engine's results. Versions are ordered as Paimon's sort-merge reader orders them: by
+ * `sequence.field` if set, then `_SEQUENCE_NUMBER`. Batch reads drop merged retractions; writers
+ * keep them, so they still hide older files.
+ *
+ * Rows are not copied. A run's row is only required to stay valid until that run is advanced, and
+ * a run is advanced only when the caller asks for the next key, after it has used the last result.
+ * That holds because a sorted run has one row per key (Paimon's invariant for data files): the
+ * versions of a key come from distinct runs. A writer's sorted buffer is the exception: one run
+ * holding several versions per key (`uniqueKeys` false), whose rows must stay valid (copies),
+ * since finding a key's end means reading past it.
  */
 final class SortedRunMerge(
     runs: Seq[Iterator[InternalRow]],
     keyOrdering: Ordering[InternalRow],
     engine: MergeEngine,
     versionOrdering: Ordering[InternalRow] = KeyValue.bySequence,
-    dropRetractions: Boolean = true) extends Iterator[InternalRow] {
+    dropRetractions: Boolean = true,
+    uniqueKeys: Boolean = true) extends Iterator[InternalRow] {
 
-  import SortedRunMerge.Head
+  require(uniqueKeys || runs.size == 1, "only a single run may hold several versions of a key")
 
-  private val byKeyThenVersion: Ordering[Head] = (a: Head, b: Head) => {
-    val byKey = keyOrdering.compare(a.row, b.row)
-    if (byKey != 0) byKey else versionOrdering.compare(a.row, b.row)
-  }
-  // A max-heap, reversed: the smallest (key, version) comes out first.
-  private val heads = mutable.PriorityQueue.empty[Head](byKeyThenVersion.reverse)
-  private var pending: Option[InternalRow] = None
-  // One run (a writer's sorted buffer) needs no heap: versions of a key are already adjacent, in order.
-  private val single = runs.size == 1
+  private val sources = runs.toArray
+  private val heads = new Array[InternalRow](sources.length)
+  // A binary min-heap of run indices by (key, version) of their heads.
+  private val heap = new Array[Int](sources.length)
+  private var heapSize = 0
+  // Runs whose heads went into the last key's merge: advanced when the next key is asked for.
+  private val used = new Array[Int](sources.length)
+  private var usedCount = 0
+  private var pending: InternalRow = _
+  private val versionsInOneRun = !uniqueKeys
   private var lookahead: InternalRow = _
 
-  private def advance(run: Int): Unit = if (runs(run).hasNext) {
-    if (single) lookahead = runs(run).next() else heads.enqueue(Head(runs(run).next(), run))
+  private def precedes(a: Int, b: Int): Boolean = {
+    val byKey = keyOrdering.compare(heads(a), heads(b))
+    (if (byKey != 0) byKey else versionOrdering.compare(heads(a), heads(b))) < 0
   }
 
-  runs.indices.foreach(advance)
+  private def push(run: Int): Unit = {
+    var i = heapSize
+    heapSize += 1
+    while (i > 0 && precedes(run, heap((i - 1) / 2))) {
+      heap(i) = heap((i - 1) / 2)
+      i = (i - 1) / 2
+    }
+    heap(i) = run
+  }
 
-  private def mergeSingleRun(): Unit = while (pending.isEmpty && lookahead != null) {
+  private def pop(): Int = {
+    val top = heap(0)
+    heapSize -= 1
+    if (heapSize > 0) {
+      val last = heap(heapSize)
+      var i = 0
+      var done = false
+      while (!done) {
+        val l = 2 * i + 1
+        if (l >= heapSize) done = true
+        else {
+          val c = if (l + 1 < heapSize && precedes(heap(l + 1), heap(l))) l + 1 else l
+          if (precedes(heap(c), last)) { heap(i) = heap(c); i = c } else done = true
+        }
+      }
+      heap(i) = last
+    }
+    top
+  }
+
+  private def advance(run: Int): Unit = if (sources(run).hasNext) {
+    heads(run) = sources(run).next()
+    if (!versionsInOneRun) push(run)
+  } else heads(run) = null
+
+  sources.indices.foreach(advance)
+  if (versionsInOneRun) lookahead = heads(0)
+
+  private def emit(result: Option[InternalRow]): Unit = {
+    pending = result.orNull
+    if (dropRetractions && pending != null && KeyValue.isRetract(pending)) pending = null
+  }
+
+  private def mergeSingleRun(): Unit = while (pending == null && lookahead != null) {
     engine.reset()
     val first = lookahead
-    lookahead = null
     engine.add(first)
     advance(0)
+    lookahead = heads(0)
     while (lookahead != null && keyOrdering.compare(lookahead, first) == 0) {
       engine.add(lookahead)
-      lookahead = null
       advance(0)
+      lookahead = heads(0)
     }
-    pending = engine.result()
-    if (dropRetractions) pending = pending.filterNot(KeyValue.isRetract)
+    emit(engine.result())
+  }
+
+  private def mergeRuns(): Unit = while (pending == null && (usedCount > 0 || heapSize > 0)) {
+    var u = 0
+    while (u < usedCount) { advance(used(u)); u += 1 }
+    usedCount = 0
+    if (heapSize > 0) {
+      engine.reset()
+      val first = pop()
+      used(0) = first
+      usedCount = 1
+      engine.add(heads(first))
+      while (heapSize > 0 && keyOrdering.compare(heads(heap(0)), heads(first)) == 0) {
+        val same = pop()
+        used(usedCount) = same
+        usedCount += 1
+        engine.add(heads(same))
+      }
+      emit(engine.result())
+    }
   }
 
   override def hasNext: Boolean = {
-    if (single) mergeSingleRun()
-    while (pending.isEmpty && heads.nonEmpty) {
-      engine.reset()
-      val first = heads.dequeue()
-      engine.add(first.row)
-      advance(first.run)
-      while (heads.nonEmpty && keyOrdering.compare(heads.head.row, first.row) == 0) {
-        val same = heads.dequeue()
-        engine.add(same.row)
-        advance(same.run)
-      }
-      pending = engine.result()
-      if (dropRetractions) pending = pending.filterNot(KeyValue.isRetract)
-    }
-    pending.nonEmpty
+    if (pending == null) { if (versionsInOneRun) mergeSingleRun() else mergeRuns() }
+    pending != null
   }
 
   override def next(): InternalRow = {
     if (!hasNext) throw new NoSuchElementException
-    val row = pending.get
-    pending = None
+    val row = pending
+    pending = null
     row
   }
-}
-
-private object SortedRunMerge {
-  final case class Head(row: InternalRow, run: Int)
 }

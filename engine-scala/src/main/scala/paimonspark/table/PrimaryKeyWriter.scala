@@ -133,7 +133,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
     val sorted = sorter.sort().map(_.copy())
     sorter = null
     bufferedBytes = 0
-    val merged = new SortedRunMerge(Seq(sorted), groupOrdering, engine, dropRetractions = false)
+    val merged = new SortedRunMerge(Seq(sorted), groupOrdering, engine, dropRetractions = false, uniqueKeys = false)
     var bucket = -1
     var partition: UnsafeRow = null
     var partitionBytes: Array[Byte] = null

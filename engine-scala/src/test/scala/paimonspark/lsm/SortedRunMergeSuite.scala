@@ -51,6 +51,19 @@ class SortedRunMergeSuite extends AnyFunSuite {
     assert(merged.map(_.get(3, null)) == Seq("z"))
   }
 
+  test("runs may reuse one row object, as file readers do: a run is only advanced once its row is used") {
+    def reusing(rows: Seq[InternalRow]): Iterator[InternalRow] = {
+      val shared = new GenericInternalRow(4)
+      rows.iterator.map { r => (0 until 4).foreach(i => shared.update(i, r.get(i, null))); shared }
+    }
+    val old = Seq(kv(1, Insert, 1, "a1"), kv(2, Insert, 2, "b1"), kv(3, Insert, 3, "c1"))
+    val newer = Seq(kv(4, UpdateAfter, 2, "b2"), kv(5, Insert, 4, "d1"))
+    val newest = Seq(kv(6, Delete, 1, "a1"), kv(7, UpdateAfter, 2, "b3"), kv(8, UpdateAfter, 4, "d2"))
+    val merged = new SortedRunMerge(Seq(old, newer, newest).map(reusing), byKey, new DeduplicateEngine(false))
+      .map(r => (r.getInt(2), r.get(3, null).asInstanceOf[String])).toSeq
+    assert(merged == Seq(2 -> "b3", 3 -> "c1", 4 -> "d2"))
+  }
+
   test("empty runs and a single run pass through") {
     assert(merge(Seq(Nil, Seq(kv(1, Insert, 7, "x")), Nil)) == Seq(7 -> "x"))
     assert(merge(Nil) == Nil)

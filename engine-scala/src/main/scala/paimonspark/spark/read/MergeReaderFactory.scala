@@ -1,8 +1,8 @@
 package paimonspark.spark.read
 
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, JoinedRow, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, JoinedRow, SortOrder}
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.apache.spark.sql.types.StructType
@@ -37,15 +37,14 @@ final class MergeReaderFactory(
       open = section.toSeq.map { case (path, size) => files.open(new Path(path), size) }
       new SortedRunMerge(open, ordering, mergeEngine, versions)
     }
+    // A view, not a copy: Spark projects every row of a row-based scan into its own unsafe row.
     val width = mergeSchema.length
-    val project = UnsafeProjection.create(
-      outputOrdinals.map(i => BoundReference(i, mergeSchema(i).dataType, mergeSchema(i).nullable)) ++
-        partitionSchema.indices.map(p => BoundReference(width + p, partitionSchema(p).dataType, nullable = true)))
+    val output = ProjectingInternalRow(StructType(outputOrdinals.map(mergeSchema(_)) ++ partitionSchema.fields),
+      outputOrdinals ++ partitionSchema.indices.map(width + _))
     val joined = new JoinedRow()
     new PartitionReader[InternalRow] {
-      private var current: InternalRow = _
-      override def next(): Boolean = merged.hasNext && { current = project(joined(merged.next(), split.partitionValues)); true }
-      override def get(): InternalRow = current
+      override def next(): Boolean = merged.hasNext && { output.project(joined(merged.next(), split.partitionValues)); true }
+      override def get(): InternalRow = output
       override def close(): Unit = closeOpen()
     }
   }

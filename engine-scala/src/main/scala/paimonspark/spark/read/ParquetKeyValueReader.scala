@@ -4,40 +4,70 @@ import org.apache.commons.lang3.SerializationUtils
 import org.apache.hadoop.fs.Path
 import org.apache.spark.paths.SparkPath
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.UnsafeProjection
+import org.apache.spark.sql.connector.read.PartitionReader
 import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile}
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetPartitionReaderFactory
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import paimonspark.format.{KeyValueFields, SparkTypes}
 import paimonspark.lsm.{KeyValue, KeyValueFileReader}
 import paimonspark.table.{FileStoreTable, KeyLayout}
 
 /**
- * Reads primary-key data files with Spark's Parquet reader into copied rows of `schema` (columns
- * matched by name): merges keep rows of several files alive at once, and the reader reuses its
- * rows and their buffers. Each file gets its own clone of the factory: a factory closes the reader
- * it made last whenever it makes another (its vectorized reader then returns zeroed rows), which a
- * merge reading files in step must not have. The clone is a serialized copy because the factory
- * cannot be constructed again on executors (its SQLConf is not readable there).
+ * Reads primary-key data files with Spark's Parquet reader as rows of the factory's read schema
+ * (columns matched by name). Rows are the reader's own, not copies: each stays valid until the next row of its file is
+ * asked for, which is all a merge needs. Each file gets its own clone of the factory: a factory
+ * closes the reader it made last whenever it makes another (its vectorized reader then returns
+ * zeroed rows), which a merge reading files in step must not have. The clone is a serialized copy
+ * because the factory cannot be constructed again on executors (its SQLConf is not readable there).
  */
-final class ParquetKeyValueReader(parquet: ParquetPartitionReaderFactory, schema: StructType) extends KeyValueFileReader {
+final class ParquetKeyValueReader(parquet: ParquetPartitionReaderFactory) extends KeyValueFileReader {
   override def open(file: Path, size: Long): KeyValueFileReader.Rows = {
-    val split = PartitionedFile(InternalRow.empty, SparkPath.fromPath(file), 0L, size, Array.empty[String], 0L, size,
-      Map.empty)
-    val reader = SerializationUtils.clone(parquet).createReader(FilePartition(0, Array(split)))
-    val toUnsafe = UnsafeProjection.create(schema)
-    new KeyValueFileReader.Rows {
-      private var ready: Option[Boolean] = None
-      override def hasNext: Boolean = ready.getOrElse { val more = reader.next(); ready = Some(more); more }
-      override def next(): InternalRow = {
-        if (!hasNext) throw new NoSuchElementException(s"no more rows in $file")
-        ready = None
-        toUnsafe(reader.get()).copy()
-      }
-      override def close(): Unit = reader.close()
-    }
+    val split = FilePartition(0, Array(PartitionedFile(InternalRow.empty, SparkPath.fromPath(file), 0L, size,
+      Array.empty[String], 0L, size, Map.empty)))
+    val factory = SerializationUtils.clone(parquet)
+    // Batches are walked row by row in place; the row reader would copy every row into an unsafe row.
+    if (factory.supportColumnarReads(split)) new BatchRows(factory.createColumnarReader(split), file)
+    else new ReaderRows(factory.createReader(split), file)
   }
+}
+
+/** The rows of a file read as columnar batches: views of the current batch. */
+private final class BatchRows(reader: PartitionReader[ColumnarBatch], file: Path) extends KeyValueFileReader.Rows {
+  private var batch: ColumnarBatch = _
+  private var position = 0
+
+  override def hasNext: Boolean = {
+    while ((batch == null || position >= batch.numRows()) && reader.next()) {
+      batch = reader.get()
+      position = 0
+    }
+    batch != null && position < batch.numRows()
+  }
+
+  override def next(): InternalRow = {
+    if (!hasNext) throw new NoSuchElementException(s"no more rows in $file")
+    position += 1
+    batch.getRow(position - 1)
+  }
+
+  override def close(): Unit = reader.close()
+}
+
+/** The rows of a file read row by row (types Spark cannot read into batches). */
+private final class ReaderRows(reader: PartitionReader[InternalRow], file: Path) extends KeyValueFileReader.Rows {
+  private var ready: Option[Boolean] = None
+
+  override def hasNext: Boolean = ready.getOrElse { val more = reader.next(); ready = Some(more); more }
+
+  override def next(): InternalRow = {
+    if (!hasNext) throw new NoSuchElementException(s"no more rows in $file")
+    ready = None
+    reader.get()
+  }
+
+  override def close(): Unit = reader.close()
 }
 
 object ParquetKeyValueReader {
@@ -53,6 +83,6 @@ object ParquetKeyValueReader {
     val columns = SparkTypes.physical(SparkTypes.toSparkStruct(table.schema.fields, withFieldIds = false))
     val rowSchema = StructType(KeyValue.SystemFields ++ columns.fields)
     val parquet = ParquetReaders.factory(table.io.hadoopConf.value, fileSchema(table), rowSchema, new StructType(), Nil)
-    new ParquetKeyValueReader(parquet, rowSchema)
+    new ParquetKeyValueReader(parquet)
   }
 }

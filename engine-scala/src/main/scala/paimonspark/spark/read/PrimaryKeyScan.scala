@@ -89,7 +89,7 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
     val parquet = ParquetReaders.factory(hadoopConf, fileSchema, mergeSchema, new StructType(), keyFilters)
     val outputOrdinals = readDataSchema.map(f => mergeSchema.fieldIndex(f.name))
     val keyOrdinals = keyNames.indices.map(_ + KeyValue.SystemFields.size)
-    val merge = new MergeReaderFactory(new ParquetKeyValueReader(parquet, mergeSchema), mergeSchema, keyOrdinals,
+    val merge = new MergeReaderFactory(new ParquetKeyValueReader(parquet), mergeSchema, keyOrdinals,
       outputOrdinals, readPartitionSchema, engine)
     new PrimaryKeyReaderFactory(asIs, merge, columnar = allAsIs)
   }
