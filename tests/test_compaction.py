@@ -5,7 +5,7 @@ import json
 import pytest
 
 from conftest import oracle_rows, rows, table_dir
-from paimon_spark import InvalidOptionError, PaimonTable, UnsupportedFeatureError
+from paimon_spark import InvalidOptionError, PaimonTable
 
 
 def levels(oracle, name):
@@ -113,9 +113,6 @@ def test_compaction_keeps_merge_engine_semantics(spark, oracle):
 
 
 def test_bad_compaction_calls_are_refused(spark):
-    spark.sql("CREATE TABLE paimon.default.appendonly (a INT)")
-    with pytest.raises(UnsupportedFeatureError, match="no primary key"):
-        spark.sql("CALL paimon.sys.compact(table => 'default.appendonly')")
     create(spark, "badcall")
     with pytest.raises(InvalidOptionError, match="compact_strategy"):
         spark.sql("CALL paimon.sys.compact(table => 'default.badcall', compact_strategy => 'huge')")

@@ -41,10 +41,12 @@ class PaimonTable:
         return f"{self.catalog}.{self.database}.{self.table}"
 
     def compact(self, full: bool = True, partitions: Optional[Sequence[Mapping[str, str]]] = None) -> bool:
-        """Compacts the table's buckets; returns whether a COMPACT snapshot was committed.
+        """Compacts the table; returns whether a COMPACT snapshot was committed.
 
-        ``full`` merges every bucket into one sorted run at the top level; otherwise Paimon's
-        universal picker decides per bucket. ``partitions`` limits the work to partitions given as
+        Primary-key tables: ``full`` merges every bucket into one sorted run at the top level;
+        otherwise Paimon's universal picker decides per bucket. Append tables: the small files of
+        each partition are rewritten once there are ``compaction.min.file-num`` of them, whatever
+        ``full`` says (as in Paimon). ``partitions`` limits the work to partitions given as
         ``{column: value}`` mappings.
         """
         args = [f"table => {_sql_string(f'{self.database}.{self.table}')}",

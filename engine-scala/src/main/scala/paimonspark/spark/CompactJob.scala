@@ -1,24 +1,54 @@
 package paimonspark.spark
 
+import java.nio.ByteBuffer
 import java.util.UUID
+
+import scala.reflect.ClassTag
 
 import org.apache.spark.sql.SparkSession
 
 import paimonspark.spark.read.ParquetKeyValueReader
-import paimonspark.table.{FileStoreTable, Predicate, TableCompaction}
+import paimonspark.table.{AppendCompaction, FileStoreTable, Predicate, TableCompaction}
 
-/** Compacts a primary-key table as a Spark job: one task per bucket to compact, one COMPACT commit. */
+/**
+ * Compacts a table as a Spark job and commits one COMPACT snapshot. Primary-key tables: one task per
+ * bucket to compact. Append tables: one task per group of small files (usually one per partition).
+ */
 object CompactJob {
-  /** Returns the COMPACT snapshot's id, or None when no bucket needed compacting. */
+  /**
+   * Returns the COMPACT snapshot's id, or None when nothing needed compacting. `full` and `buckets`
+   * only concern primary-key tables: Paimon compacts append tables the same way in either strategy.
+   */
   def run(table: FileStoreTable, filter: Option[Predicate], full: Boolean, buckets: Option[Set[String]] = None)
+      : Option[Long] =
+    if (!table.isPrimaryKeyTable) compactAppendTable(table, filter, None)
+    else {
+      val tasks = TableCompaction.plan(table, filter, full, buckets)
+      if (tasks.isEmpty) None
+      else {
+        val reader = ParquetKeyValueReader.forCompaction(table)
+        val results = runTasks(table, s"${tasks.size} buckets", tasks)(TableCompaction.run(table, _, reader))
+        TableCompaction.commit(table, UUID.randomUUID().toString, results)
+      }
+    }
+
+  /** Small-file compaction of an append table's partitions matching `filter`, and in `partitions` when given. */
+  def compactAppendTable(table: FileStoreTable, filter: Option[Predicate], partitions: Option[Set[ByteBuffer]])
       : Option[Long] = {
-    val tasks = TableCompaction.plan(table, filter, full, buckets)
-    if (tasks.isEmpty) return None
-    val reader = ParquetKeyValueReader.forCompaction(table)
+    val tasks = AppendCompaction.plan(table, filter, partitions)
+    if (tasks.isEmpty) None
+    else {
+      val reader = ParquetDataFileReader.of(table)
+      val results = runTasks(table, s"${tasks.size} groups of small files", tasks)(AppendCompaction.run(table, _, reader))
+      AppendCompaction.commit(table, UUID.randomUUID().toString, results)
+    }
+  }
+
+  private def runTasks[T: ClassTag, R: ClassTag](table: FileStoreTable, what: String, tasks: Seq[T])(work: T => R)
+      : Seq[R] = {
     val context = SparkSession.active.sparkContext
-    context.setJobDescription(s"paimon compact ${table.location} (${tasks.size} buckets)")
-    val results = try context.parallelize(tasks, tasks.size).map(TableCompaction.run(table, _, reader)).collect()
+    context.setJobDescription(s"paimon compact ${table.location} ($what)")
+    try context.parallelize(tasks, tasks.size).map(work).collect().toSeq
     finally context.setJobDescription(null)
-    TableCompaction.commit(table, UUID.randomUUID().toString, results.toSeq)
   }
 }

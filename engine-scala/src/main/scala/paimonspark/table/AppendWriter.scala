@@ -12,9 +12,10 @@ import paimonspark.format._
  * Writes rows of an append table (no primary key, bucket-unaware) into Parquet data files, one
  * partition at a time, rolling to a new file at `target-file-size`. Rows are expected grouped by
  * partition (the write asks Spark to sort by partition columns); a partition seen again simply
- * gets another file. Returns the ADD entries for the driver to commit.
+ * gets another file. Returns the ADD entries for the driver to commit. Compaction writes with it
+ * too, as `fileSource` Compact and numbering rows on from `firstSequence`.
  */
-final class AppendWriter(table: FileStoreTable) {
+final class AppendWriter(table: FileStoreTable, fileSource: Int = FileSource.Append, firstSequence: Long = 0L) {
   private val schema = table.schema
   private val options = table.options
   private val fileSchema = SparkTypes.physical(SparkTypes.toSparkStruct(schema.fields, withFieldIds = true))
@@ -35,7 +36,7 @@ final class AppendWriter(table: FileStoreTable) {
   private var partitionDir: String = ""
   private var file: ParquetDataFile = _
   private var filePath: Path = _
-  private var nextSequence = 0L
+  private var nextSequence = firstSequence
 
   def write(row: InternalRow): Unit = {
     partitionProjection.foreach { projection =>
@@ -95,7 +96,7 @@ final class AppendWriter(table: FileStoreTable) {
       creationTimeMillis = Some(DataFileMeta.creationTimeMillis()),
       deleteRowCount = Some(0L),
       embeddedIndex = None,
-      fileSource = Some(FileSource.Append),
+      fileSource = Some(fileSource),
       valueStatsCols = statsCols,
       externalPath = None,
       firstRowId = None,

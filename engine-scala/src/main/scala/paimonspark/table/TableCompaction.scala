@@ -24,8 +24,8 @@ object TableCompaction {
   def plan(table: FileStoreTable, filter: Option[Predicate], full: Boolean,
       buckets: Option[Set[String]] = None): Seq[CompactTask] = {
     if (!table.isPrimaryKeyTable) {
-      throw new UnsupportedFeatureException(s"table ${table.location} has no primary key; compacting append " +
-        "tables is not supported yet")
+      throw new UnsupportedFeatureException(s"table ${table.location} has no primary key: append tables are " +
+        "compacted by AppendCompaction, not by merging sorted runs")
     }
     val picker = table.options.compaction
     val upLevel0 = MergeEngineSpec.of(table.location.toString, table.schema).engine == "first-row"

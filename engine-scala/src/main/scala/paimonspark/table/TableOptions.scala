@@ -36,6 +36,10 @@ final case class TableOptions(raw: Map[String, String]) {
   def dynamicBucketAssigners: Option[Int] =
     get(DynamicAssignerParallelism).orElse(get(DynamicInitialBuckets)).map(_.trim.toInt)
 
+  def compactionMinFileNum: Int = get(CompactionMinFileNum).map(_.trim.toInt).getOrElse(5)
+  def compactionSmallFileRatio: Double = get(CompactionSmallFileRatio).map(_.trim.toDouble).getOrElse(0.7)
+  def splitOpenFileCost: Long = get(SplitOpenFileCost).map(MemorySize.parse(SplitOpenFileCost, _)).getOrElse(4L << 20)
+
   def compactionTrigger: Int = get(CompactionTrigger).map(_.trim.toInt).getOrElse(5)
   def numLevels: Int = get(NumLevels).map(_.trim.toInt).getOrElse(compactionTrigger + 1)
 
@@ -77,6 +81,9 @@ object TableOptions {
   val NumLevels = "num-levels"
   val MaxSizeAmplification = "compaction.max-size-amplification-percent"
   val SizeRatio = "compaction.size-ratio"
+  val CompactionMinFileNum = "compaction.min.file-num"
+  val CompactionSmallFileRatio = "compaction.small-file-ratio"
+  val SplitOpenFileCost = "source.split.open-file-cost"
 
   /** Options that shape files already written; ALTER TABLE may not change them. */
   val Immutable: Set[String] = Set(Bucket, PrimaryKey, Partition, PartitionDefaultName, PartitionLegacyName,
@@ -137,6 +144,14 @@ object TableOptions {
     NumLevels -> int(2, 100),
     MaxSizeAmplification -> int(0, Int.MaxValue),
     SizeRatio -> int(0, 100),
+    CompactionMinFileNum -> int(1, Int.MaxValue),
+    // Above 1, files a compaction just wrote at the target size would count as small again.
+    CompactionSmallFileRatio -> { (k, v) =>
+      if (!v.trim.toDoubleOption.exists(r => r > 0 && r <= 1)) {
+        throw new InvalidOptionException(k, s"table option '$k' must be a number in (0, 1], not '$v'")
+      }
+    },
+    SplitOpenFileCost -> { (k, v) => MemorySize.parse(k, v); () },
     FileFormat -> { (k, v) =>
       oneOf(Set("parquet", "orc", "avro", "csv", "json", "lance", "blob"))(k, v)
       if (v.trim.toLowerCase != "parquet") {
@@ -176,7 +191,6 @@ object TableOptions {
     PrimaryKey, "bucket-function.type", "changelog-producer.row-deduplicate", "deletion-vectors.enabled", "deletion-vectors.bitmap64",
     "snapshot.num-retained.min", "snapshot.num-retained.max", "snapshot.time-retained", "snapshot.expire.limit",
     "changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained",
-    "compaction.min.file-num",
     "full-compaction.delta-commits", "write-buffer-spillable", "metadata.stats-dense-store", "metadata.stats-keep-first-n-columns",
     "data-file.thin-mode", "data-file.external-paths", "data-file.path-directory", "changelog-file.prefix",
     "changelog-file.format", "file.suffix.include.compression", "row-tracking.enabled", "data-evolution.enabled",

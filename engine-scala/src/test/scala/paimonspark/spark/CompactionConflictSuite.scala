@@ -11,11 +11,12 @@ import paimonspark.CommitConflictException
 import paimonspark.format.CommitKind
 import paimonspark.fs.{FileIO, HadoopConf}
 import paimonspark.spark.read.ParquetKeyValueReader
-import paimonspark.table.{FileStoreTable, TableCompaction}
+import paimonspark.table.{AppendCompaction, FileStoreTable, TableCompaction}
 
 /**
  * Compactions that race, with real Spark writes: both are planned on the same snapshot and run,
- * then committed one after the other, which is the interleaving two jobs can produce.
+ * then committed one after the other, which is the interleaving two jobs can produce. Primary-key
+ * tables merge sorted runs; append tables rewrite small files.
  */
 class CompactionConflictSuite extends AnyFunSuite with BeforeAndAfterAll {
   private val warehouse = Files.createTempDirectory("compaction-conflicts")
@@ -67,5 +68,40 @@ class CompactionConflictSuite extends AnyFunSuite with BeforeAndAfterAll {
     val rows = contents("appended")
     assert(rows.contains((1, "newest")) && rows.contains((99, "z")) && rows.contains((13, "b")))
     assert(table.snapshotManager.latest().get.commitKind == CommitKind.Compact)
+  }
+
+  private def writeSmallFiles(name: String, files: Int): FileStoreTable = {
+    spark.sql(s"CREATE TABLE paimon.default.$name (id INT, v STRING) TBLPROPERTIES ('write-only' = 'true')")
+    (1 to files).foreach(i => spark.sql(s"INSERT INTO paimon.default.$name VALUES ($i, 'a'), (${i + 10}, 'b')"))
+    load(name)
+  }
+
+  test("the second of two compactions of an append table's small files fails with a conflict") {
+    val table = writeSmallFiles("raced_append", 5)
+    val before = contents("raced_append")
+    val reader = ParquetDataFileReader.of(table)
+    val first = AppendCompaction.plan(table, None).map(AppendCompaction.run(table, _, reader))
+    val second = AppendCompaction.plan(table, None).map(AppendCompaction.run(table, _, reader))
+    assert(first.map(_.task.files.size) == Seq(5))
+    val winner = AppendCompaction.commit(table, "first", first)
+    val error = intercept[CommitConflictException](AppendCompaction.commit(table, "second", second))
+    assert(error.getMessage.contains("already removed") && error.getMessage.contains("nothing was committed"))
+    val latest = table.snapshotManager.latest().get
+    assert(winner.contains(latest.id) && latest.commitKind == CommitKind.Compact)
+    assert(contents("raced_append") == before && before.size == 10)
+    second.flatMap(_.added).foreach(e => assert(!table.io.exists(table.dataFilePath(e.partition, e.bucket, e.file))))
+    first.flatMap(_.added).foreach(e => assert(table.io.exists(table.dataFilePath(e.partition, e.bucket, e.file))))
+  }
+
+  test("an append committed while an append table's small files are rewritten does not conflict") {
+    val table = writeSmallFiles("appended_append", 5)
+    val results = AppendCompaction.plan(table, None).map(AppendCompaction.run(table, _, ParquetDataFileReader.of(table)))
+    spark.sql("INSERT INTO paimon.default.appended_append VALUES (99, 'z')")
+    assert(AppendCompaction.commit(table, "compactor", results).nonEmpty)
+    assert(contents("appended_append").size == 11 && contents("appended_append").contains((99, "z")))
+    val store = table.newManifestStore()
+    val live = store.liveFiles(store.dataManifests(table.snapshotManager.latest().get)).map(_.file)
+    // The compacted file and the one appended meanwhile.
+    assert(live.map(_.rowCount) == Seq(1L, 10L) && live.map(_.fileSource) == Seq(Some(0), Some(1)))
   }
 }

@@ -16,13 +16,16 @@ import paimonspark.table.{FileStoreTable, Predicate}
 
 /**
  * `CALL <catalog>.sys.compact(table => 'db.t', partitions => 'dt=a,h=1;dt=b', compact_strategy => 'full')`:
- * compacts a primary-key table. `full` (the default) merges every bucket into one run at the top
- * level; `minor` runs Paimon's universal picker on each bucket. Returns one row, `result`: whether
- * a COMPACT snapshot was committed.
+ * compacts a table. Primary-key tables: `full` (the default) merges every bucket into one run at the
+ * top level; `minor` runs Paimon's universal picker on each bucket. Append tables: the small files
+ * of each partition are rewritten once there are `compaction.min.file-num` of them, in either
+ * strategy, as Paimon's own procedure does. Returns one row, `result`: whether a COMPACT snapshot
+ * was committed.
  */
 final class CompactProcedure(tables: String => FileStoreTable) extends UnboundProcedure with BoundProcedure {
   override def name(): String = "compact"
-  override def description(): String = "Compacts the sorted runs of a primary-key table's buckets"
+  override def description(): String =
+    "Compacts the sorted runs of a primary-key table's buckets, or the small files of an append table"
   override def bind(inputType: StructType): BoundProcedure = this
   override def isDeterministic: Boolean = false
 

@@ -65,18 +65,23 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope])
     val written = messages.toSeq.collect { case f: FilesWritten => f }
     val entries = written.flatMap(_.entries)
     store.newCommit(UUID.randomUUID().toString).commit(entries, scope, written.flatMap(_.index))
-    if (store.isPrimaryKeyTable && !store.options.writeOnly) compactWritten(entries)
+    if (entries.nonEmpty && !store.options.writeOnly) compactWritten(entries)
   }
 
   /**
    * Inline compaction, as Paimon writers do unless `write-only`: the buckets just written are
-   * compacted by the universal picker, in a COMPACT snapshot after the write's own. The write is
-   * committed already, so losing to a concurrent compaction only skips this one.
+   * compacted by the universal picker (primary-key tables), or the small files of the partitions
+   * just written once there are `compaction.min.file-num` of them (append tables), in a COMPACT
+   * snapshot after the write's own. The write is committed already, so losing to a concurrent
+   * compaction only skips this one.
    */
   private def compactWritten(entries: Seq[ManifestEntry]): Unit = {
-    val buckets = entries.map(e => PrimaryKeyWriter.sequenceKey(e.partition, e.bucket)).toSet
-    try CompactJob.run(store, None, full = false, Some(buckets))
-    catch {
+    try {
+      if (store.isPrimaryKeyTable) {
+        val buckets = entries.map(e => PrimaryKeyWriter.sequenceKey(e.partition, e.bucket)).toSet
+        CompactJob.run(store, None, full = false, Some(buckets))
+      } else CompactJob.compactAppendTable(store, None, Some(entries.map(_.partitionKey).toSet))
+    } catch {
       case e: CommitConflictException => PaimonWrite.log.warn(s"Inline compaction of ${table.name()} skipped: ${e.getMessage}")
     }
   }

@@ -1,0 +1,49 @@
+package paimonspark.table
+
+import scala.collection.mutable.ArrayBuffer
+
+import paimonspark.format.DataFileMeta
+
+/**
+ * Chooses which files of one partition of an append table (bucket-unaware) to rewrite, by the rules
+ * of Paimon's append compaction coordinator:
+ *  - only small files take part: those under `target-file-size` × `compaction.small-file-ratio`,
+ *    so a file that compaction wrote at about the target size is not rewritten again;
+ *  - small files are gathered into groups; a group is done once it has two or more files weighing
+ *    at least two target files, where a file weighs its size plus `source.split.open-file-cost`;
+ *  - the last, unfinished group is rewritten only once it has `compaction.min.file-num` files.
+ * Paimon gathers small files smallest first; here they are taken in commit order, so that the rows
+ * of a group keep their order in the files it is rewritten into.
+ */
+final case class AppendCompactPicker(targetFileSize: Long, smallFileSize: Long, openFileCost: Long, minFileNum: Int) {
+
+  def isSmall(file: DataFileMeta): Boolean = file.fileSize < smallFileSize
+
+  /** Groups of two or more small files, each to be rewritten by one task; `files` in commit order. */
+  def pick(files: Seq[DataFileMeta]): Seq[Seq[DataFileMeta]] = {
+    val groups = ArrayBuffer.empty[Seq[DataFileMeta]]
+    val group = ArrayBuffer.empty[DataFileMeta]
+    var weight = 0L
+    files.filter(isSmall).foreach { file =>
+      group += file
+      weight += file.fileSize + openFileCost
+      if (group.size > 1 && weight >= 2 * targetFileSize) {
+        groups += group.toSeq
+        group.clear()
+        weight = 0L
+      }
+    }
+    // A group of one would only be copied (Paimon refuses such a task), whatever min.file-num says.
+    if (group.size >= math.max(2, minFileNum)) groups += group.toSeq
+    groups.toSeq
+  }
+}
+
+object AppendCompactPicker {
+  /** The picker as a table's options configure it. */
+  def of(options: TableOptions): AppendCompactPicker = {
+    val target = options.targetFileSize
+    AppendCompactPicker(target, (target * options.compactionSmallFileRatio).toLong, options.splitOpenFileCost,
+      options.compactionMinFileNum)
+  }
+}

@@ -1,0 +1,100 @@
+package paimonspark.table
+
+import java.nio.ByteBuffer
+
+import scala.collection.mutable
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.catalyst.InternalRow
+
+import paimonspark.format.{DataFileMeta, FileKind, FileSource, ManifestEntry, TableSchema}
+
+/** Reads back the rows of an append table's data file: every column of the table, in file order. */
+trait DataFileReader extends Serializable {
+  def open(file: Path, size: Long): DataFileReader.Rows
+}
+
+object DataFileReader {
+  /** The rows of one file; closing releases the file. */
+  abstract class Rows extends Iterator[InternalRow] with AutoCloseable
+}
+
+/** Small files of one partition of an append table, to be rewritten together in this order. */
+final case class AppendCompactTask(partition: Array[Byte], bucket: Int, files: Seq[DataFileMeta]) {
+  // Bucket-unaware tables record their one bucket as 0 and the bucket count as -1.
+  def replaced: Seq[ManifestEntry] = files.map(ManifestEntry(FileKind.Delete, partition, bucket, -1, _))
+}
+
+/** What one task wrote for an [[AppendCompactTask]]. */
+final case class AppendCompactResult(task: AppendCompactTask, added: Seq[ManifestEntry])
+
+/**
+ * Small-file compaction of an append table, as Paimon does it for bucket-unaware tables: the driver
+ * plans groups of small files per partition ([[AppendCompactPicker]]), executors rewrite each group
+ * into files rolled at `target-file-size`, and the driver commits every result as one COMPACT
+ * snapshot. There is no full compaction: Paimon plans append tables the same way whatever the
+ * compaction strategy.
+ */
+object AppendCompaction {
+
+  /** The groups to rewrite in the partitions matching `filter`, and only those in `partitions` when given. */
+  def plan(table: FileStoreTable, filter: Option[Predicate], partitions: Option[Set[ByteBuffer]] = None)
+      : Seq[AppendCompactTask] = {
+    val picker = AppendCompactPicker.of(table.options)
+    val rewritable = rewritableFiles(table)
+    table.newScan().plan(table.snapshotManager.latest(), filter)
+      .filter(split => partitions.forall(_.contains(ByteBuffer.wrap(split.partitionBytes))))
+      .flatMap { split =>
+        picker.pick(split.files.filter(rewritable)).map(AppendCompactTask(split.partitionBytes, split.bucket, _))
+      }
+  }
+
+  /**
+   * Files this engine can rewrite without losing anything: Parquet files (another engine's ORC or
+   * Avro files cannot be read here) whose columns are the table's current ones. Rows are read by
+   * column name, so a file from before a column was renamed or retyped would come back with nulls,
+   * and rewriting it would make that loss permanent: such files are left as they are.
+   */
+  private def rewritableFiles(table: FileStoreTable): DataFileMeta => Boolean = {
+    def columns(schema: TableSchema) = schema.fields.map(f => (f.id, f.name, f.dataType))
+    val current = columns(table.schema)
+    val sameColumns = mutable.Map(table.schema.id -> true)
+    file => file.fileName.endsWith(".parquet") &&
+      sameColumns.getOrElseUpdate(file.schemaId, columns(table.schemaManager.read(file.schemaId)) == current)
+  }
+
+  /**
+   * Runs one task on an executor: the files' rows, file after file, go into new level-0 files marked
+   * as compaction output, numbered on from the first file's smallest sequence number as Paimon does.
+   */
+  def run(table: FileStoreTable, task: AppendCompactTask, reader: DataFileReader): AppendCompactResult = {
+    val writer = new AppendWriter(table, FileSource.Compact, task.files.head.minSequenceNumber)
+    try {
+      task.files.foreach { file =>
+        val rows = reader.open(table.dataFilePath(task.partition, task.bucket, file), file.fileSize)
+        try rows.foreach(writer.write)
+        finally rows.close()
+      }
+      AppendCompactResult(task, writer.finish())
+    } catch {
+      case e: Throwable =>
+        writer.abort()
+        throw e
+    }
+  }
+
+  /**
+   * Commits the results as one COMPACT snapshot. A concurrent compaction that removed one of the
+   * rewritten files makes it fail with a conflict, and the new files are deleted again; appends
+   * committed meanwhile do not conflict.
+   */
+  def commit(table: FileStoreTable, commitUser: String, results: Seq[AppendCompactResult]): Option[Long] = {
+    val added = results.flatMap(_.added)
+    try table.newCommit(commitUser).compact(results.flatMap(_.task.replaced), added)
+    catch {
+      case e: Throwable =>
+        added.foreach(a => table.io.delete(table.dataFilePath(a.partition, a.bucket, a.file), recursive = false))
+        throw e
+    }
+  }
+}
