@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, Sor
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.format.{DataField, DataFileMeta, FileSource, SparkTypes}
+import paimonspark.format.{DataField, DataFileMeta, DataFileReader, FileSource, SparkTypes}
 
 /**
  * Runs one [[CompactUnit]] of a bucket: the picked files are merged as sorted runs (each level-0
@@ -22,7 +22,7 @@ final class Compactor(
     keyIndices: Seq[Int],
     partitionIndices: Seq[Int],
     spec: MergeEngineSpec,
-    reader: KeyValueFileReader) {
+    reader: DataFileReader) {
 
   private val rowSchema = StructType(KeyValue.SystemFields ++
     SparkTypes.physical(SparkTypes.toSparkStruct(fields, withFieldIds = false)).fields)
@@ -33,7 +33,7 @@ final class Compactor(
 
   /** Writes the merged run into `bucketDir` and returns the new files; on failure they are deleted. */
   def compact(bucketDir: Path, unit: CompactUnit, dropRetractions: Boolean): Seq[DataFileMeta] = {
-    val opened = ArrayBuffer.empty[KeyValueFileReader.Rows]
+    val opened = ArrayBuffer.empty[DataFileReader.Rows]
     def rows(files: Seq[DataFileMeta]): Iterator[InternalRow] = files.iterator.flatMap { f =>
       val r = reader.open(new Path(bucketDir, f.fileName), f.fileSize)
       opened += r

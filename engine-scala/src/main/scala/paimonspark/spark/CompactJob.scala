@@ -7,7 +7,7 @@ import scala.reflect.ClassTag
 
 import org.apache.spark.sql.SparkSession
 
-import paimonspark.spark.read.ParquetKeyValueReader
+import paimonspark.spark.read.ParquetFileReader
 import paimonspark.table.{AppendCompaction, FileStoreTable, Predicate, TableCompaction}
 
 /**
@@ -26,7 +26,7 @@ object CompactJob {
       val tasks = TableCompaction.plan(table, filter, full, buckets)
       if (tasks.isEmpty) None
       else {
-        val reader = ParquetKeyValueReader.forCompaction(table)
+        val reader = ParquetFileReader.forCompaction(table)
         val results = runTasks(table, s"${tasks.size} buckets", tasks)(TableCompaction.run(table, _, reader))
         TableCompaction.commit(table, UUID.randomUUID().toString, results)
       }
@@ -38,7 +38,7 @@ object CompactJob {
     val tasks = AppendCompaction.plan(table, filter, partitions)
     if (tasks.isEmpty) None
     else {
-      val reader = ParquetDataFileReader.of(table)
+      val reader = ParquetFileReader.forCompaction(table)
       val results = runTasks(table, s"${tasks.size} groups of small files", tasks)(AppendCompaction.run(table, _, reader))
       AppendCompaction.commit(table, UUID.randomUUID().toString, results)
     }

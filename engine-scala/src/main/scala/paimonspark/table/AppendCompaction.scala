@@ -4,20 +4,7 @@ import java.nio.ByteBuffer
 
 import scala.collection.mutable
 
-import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.catalyst.InternalRow
-
-import paimonspark.format.{DataFileMeta, FileKind, FileSource, ManifestEntry, TableSchema}
-
-/** Reads back the rows of an append table's data file: every column of the table, in file order. */
-trait DataFileReader extends Serializable {
-  def open(file: Path, size: Long): DataFileReader.Rows
-}
-
-object DataFileReader {
-  /** The rows of one file; closing releases the file. */
-  abstract class Rows extends Iterator[InternalRow] with AutoCloseable
-}
+import paimonspark.format.{DataFileMeta, DataFileReader, FileKind, FileSource, ManifestEntry, TableSchema}
 
 /** Small files of one partition of an append table, to be rewritten together in this order. */
 final case class AppendCompactTask(partition: Array[Byte], bucket: Int, files: Seq[DataFileMeta]) {
@@ -88,13 +75,6 @@ object AppendCompaction {
    * rewritten files makes it fail with a conflict, and the new files are deleted again; appends
    * committed meanwhile do not conflict.
    */
-  def commit(table: FileStoreTable, commitUser: String, results: Seq[AppendCompactResult]): Option[Long] = {
-    val added = results.flatMap(_.added)
-    try table.newCommit(commitUser).compact(results.flatMap(_.task.replaced), added)
-    catch {
-      case e: Throwable =>
-        added.foreach(a => table.io.delete(table.dataFilePath(a.partition, a.bucket, a.file), recursive = false))
-        throw e
-    }
-  }
+  def commit(table: FileStoreTable, commitUser: String, results: Seq[AppendCompactResult]): Option[Long] =
+    table.newCommit(commitUser).compact(results.flatMap(_.task.replaced), results.flatMap(_.added))
 }

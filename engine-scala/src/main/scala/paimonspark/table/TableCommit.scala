@@ -45,13 +45,14 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
    * Commits a compaction: `compacted` files are replaced by `added` in a COMPACT snapshot. Fails with
    * [[CommitConflictException]], and commits nothing, when another commit removed one of the
    * compacted files (a concurrent compaction of the same bucket) or when the result would have
-   * overlapping key ranges within a level above 0.
+   * overlapping key ranges within a level above 0. The `added` files are the compaction's own, so
+   * a failed commit deletes them: nothing else could ever reference them.
    */
   def compact(compacted: Seq[ManifestEntry], added: Seq[ManifestEntry]): Option[Long] = {
     if (compacted.isEmpty) return None
     val buckets = compacted.map(e => (e.partitionKey, e.bucket)).toSet
     val ids = compacted.map(_.identifier).toSet
-    run(added, CommitKind.Compact, (store, base) => {
+    try run(added, CommitKind.Compact, (store, base) => {
       val live = store.liveFiles(base, e => buckets.contains((e.partitionKey, e.bucket)))
       val replaced = live.filter(e => ids.contains(e.identifier))
       val gone = ids -- replaced.map(_.identifier)
@@ -59,6 +60,11 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       checkKeyRanges(live.filterNot(e => ids.contains(e.identifier)) ++ added)
       replaced
     })
+    catch {
+      case e: Throwable =>
+        added.foreach(a => table.io.delete(table.dataFilePath(a.partition, a.bucket, a.file), recursive = false))
+        throw e
+    }
   }
 
   /**

@@ -1,8 +1,8 @@
 package paimonspark.table
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.format.{FileKind, ManifestEntry}
-import paimonspark.lsm.{CompactUnit, Compactor, KeyValueFileReader, MergeEngineSpec, SortedRun}
+import paimonspark.format.{DataFileReader, FileKind, ManifestEntry}
+import paimonspark.lsm.{CompactUnit, Compactor, MergeEngineSpec, SortedRun}
 
 /** One bucket's compaction: what to merge, into which level, and whether retractions may go. */
 final case class CompactTask(partition: Array[Byte], bucket: Int, totalBuckets: Int, unit: CompactUnit,
@@ -46,7 +46,7 @@ object TableCompaction {
   }
 
   /** Runs one task on an executor. */
-  def run(table: FileStoreTable, task: CompactTask, reader: KeyValueFileReader): CompactResult = {
+  def run(table: FileStoreTable, task: CompactTask, reader: DataFileReader): CompactResult = {
     val schema = table.schema
     val layout = KeyLayout.of(table.location.toString, schema)
     val compactor = new Compactor(table.dataFileSettings, schema.fields, layout.trimmedKeys.map(schema.fieldNames.indexOf(_)),
@@ -57,13 +57,6 @@ object TableCompaction {
   }
 
   /** Commits the results as one COMPACT snapshot; on a conflict the new files are deleted again. */
-  def commit(table: FileStoreTable, commitUser: String, results: Seq[CompactResult]): Option[Long] = {
-    val added = results.flatMap(_.added)
-    try table.newCommit(commitUser).compact(results.flatMap(_.task.replaced), added)
-    catch {
-      case e: Throwable =>
-        added.foreach(e => table.io.delete(table.dataFilePath(e.partition, e.bucket, e.file), recursive = false))
-        throw e
-    }
-  }
+  def commit(table: FileStoreTable, commitUser: String, results: Seq[CompactResult]): Option[Long] =
+    table.newCommit(commitUser).compact(results.flatMap(_.task.replaced), results.flatMap(_.added))
 }

@@ -10,7 +10,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import paimonspark.CommitConflictException
 import paimonspark.format.CommitKind
 import paimonspark.fs.{FileIO, HadoopConf}
-import paimonspark.spark.read.ParquetKeyValueReader
+import paimonspark.spark.read.ParquetFileReader
 import paimonspark.table.{AppendCompaction, FileStoreTable, TableCompaction}
 
 /**
@@ -45,7 +45,7 @@ class CompactionConflictSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("the second of two compactions of one bucket fails with a conflict and commits nothing") {
     val table = writeRuns("raced", 3)
     val before = contents("raced")
-    val reader = ParquetKeyValueReader.forCompaction(table)
+    val reader = ParquetFileReader.forCompaction(table)
     val first = TableCompaction.plan(table, None, full = true).map(TableCompaction.run(table, _, reader))
     val second = TableCompaction.plan(table, None, full = true).map(TableCompaction.run(table, _, reader))
     val winner = TableCompaction.commit(table, "first", first)
@@ -61,7 +61,7 @@ class CompactionConflictSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   test("an append committed while a compaction runs does not conflict with it") {
     val table = writeRuns("appended", 3)
-    val reader = ParquetKeyValueReader.forCompaction(table)
+    val reader = ParquetFileReader.forCompaction(table)
     val results = TableCompaction.plan(table, None, full = true).map(TableCompaction.run(table, _, reader))
     spark.sql("INSERT INTO paimon.default.appended VALUES (1, 'newest'), (99, 'z')")
     assert(TableCompaction.commit(table, "compactor", results).nonEmpty)
@@ -79,7 +79,7 @@ class CompactionConflictSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("the second of two compactions of an append table's small files fails with a conflict") {
     val table = writeSmallFiles("raced_append", 5)
     val before = contents("raced_append")
-    val reader = ParquetDataFileReader.of(table)
+    val reader = ParquetFileReader.forCompaction(table)
     val first = AppendCompaction.plan(table, None).map(AppendCompaction.run(table, _, reader))
     val second = AppendCompaction.plan(table, None).map(AppendCompaction.run(table, _, reader))
     assert(first.map(_.task.files.size) == Seq(5))
@@ -95,7 +95,7 @@ class CompactionConflictSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   test("an append committed while an append table's small files are rewritten does not conflict") {
     val table = writeSmallFiles("appended_append", 5)
-    val results = AppendCompaction.plan(table, None).map(AppendCompaction.run(table, _, ParquetDataFileReader.of(table)))
+    val results = AppendCompaction.plan(table, None).map(AppendCompaction.run(table, _, ParquetFileReader.forCompaction(table)))
     spark.sql("INSERT INTO paimon.default.appended_append VALUES (99, 'z')")
     assert(AppendCompaction.commit(table, "compactor", results).nonEmpty)
     assert(contents("appended_append").size == 11 && contents("appended_append").contains((99, "z")))

@@ -23,8 +23,8 @@ class AppendCompactionSuite extends AnyFunSuite {
   }
 
   test("compaction.min.file-num small files are rewritten together, in commit order") {
-    val given = files(10, 30, 20, 40, 5)
-    assert(picker.pick(given) == Seq(given))
+    val inCommitOrder = files(10, 30, 20, 40, 5)
+    assert(picker.pick(inCommitOrder) == Seq(inCommitOrder))
   }
 
   test("files at 70% of the target size or above are not small and never take part") {

@@ -7,7 +7,8 @@ import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.lsm.{KeyValueFileReader, MergeEngineSpec, SortedRunMerge}
+import paimonspark.format.DataFileReader
+import paimonspark.lsm.{MergeEngineSpec, SortedRunMerge}
 
 /**
  * Reads one [[MergeSplit]], section by section: every file is a key-sorted run, the runs are
@@ -16,7 +17,7 @@ import paimonspark.lsm.{KeyValueFileReader, MergeEngineSpec, SortedRunMerge}
  * sound because every engine merges each value column on its own.
  */
 final class MergeReaderFactory(
-    files: ParquetKeyValueReader,
+    files: ParquetFileReader,
     mergeSchema: StructType,
     keyOrdinals: Seq[Int],
     outputOrdinals: Seq[Int],
@@ -30,7 +31,7 @@ final class MergeReaderFactory(
     val mergeEngine = engine.create(mergeSchema, keyOrdinals)
     val versions = engine.versionOrdering(mergeSchema)
     // Sections share no key: each is merged on its own, and its files are closed before the next opens.
-    var open: Seq[KeyValueFileReader.Rows] = Nil
+    var open: Seq[DataFileReader.Rows] = Nil
     def closeOpen(): Unit = { open.foreach(_.close()); open = Nil }
     val merged = split.sections.iterator.flatMap { section =>
       closeOpen()

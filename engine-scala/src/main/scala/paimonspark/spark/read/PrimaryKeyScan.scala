@@ -80,7 +80,7 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
     }.reverse.map(_._2.reverse)
 
   override def createReaderFactory(): PartitionReaderFactory = {
-    val fileSchema = ParquetKeyValueReader.fileSchema(table)
+    val fileSchema = ParquetFileReader.keyValueFileSchema(table)
     val hadoopConf = table.io.hadoopConf.value
     val keyFilters = filters.filter(_.references.forall(keyNames.contains))
     val dataFilters = filters.filter(_.references.forall(a => !partitionNames.contains(a)))
@@ -89,7 +89,7 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
     val parquet = ParquetReaders.factory(hadoopConf, fileSchema, mergeSchema, new StructType(), keyFilters)
     val outputOrdinals = readDataSchema.map(f => mergeSchema.fieldIndex(f.name))
     val keyOrdinals = keyNames.indices.map(_ + KeyValue.SystemFields.size)
-    val merge = new MergeReaderFactory(new ParquetKeyValueReader(parquet), mergeSchema, keyOrdinals,
+    val merge = new MergeReaderFactory(new ParquetFileReader(parquet), mergeSchema, keyOrdinals,
       outputOrdinals, readPartitionSchema, engine)
     new PrimaryKeyReaderFactory(asIs, merge, columnar = allAsIs)
   }

@@ -14,7 +14,7 @@ import paimonspark.table.FileStoreTable
  * Two data files of one bucket read in step, as a merge reads them. Spark's factory closes the last
  * reader it made when it makes the next, which zeroed the first file's rows once both were open.
  */
-class ParquetKeyValueReaderSuite extends AnyFunSuite {
+class ParquetFileReaderSuite extends AnyFunSuite {
   test("files read in step each return their own rows") {
     val warehouse = Files.createTempDirectory("kv-reader")
     val spark = SparkSession.builder().master("local[1]").config("spark.ui.enabled", "false")
@@ -28,7 +28,7 @@ class ParquetKeyValueReaderSuite extends AnyFunSuite {
       val table = FileStoreTable.load(new FileIO(new HadoopConf(spark.sessionState.newHadoopConf())),
         new Path(warehouse.resolve("default.db/t").toUri))
       val split = table.newScan().plan(table.snapshotManager.latest(), None).head
-      val reader = ParquetKeyValueReader.forCompaction(table)
+      val reader = ParquetFileReader.forCompaction(table)
       val runs = split.files.sortBy(_.minSequenceNumber).map(f => reader.open(table.dataFilePath(split.partitionBytes,
         split.bucket, f), f.fileSize))
       val seen = Array.fill(runs.size)(Seq.newBuilder[(Int, String)])

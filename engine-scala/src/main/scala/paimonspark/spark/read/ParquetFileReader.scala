@@ -10,20 +10,19 @@ import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetPartitionRea
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import paimonspark.format.{KeyValueFields, SparkTypes}
-import paimonspark.lsm.{KeyValue, KeyValueFileReader}
+import paimonspark.format.{DataFileReader, KeyValueFields, SparkTypes}
+import paimonspark.lsm.KeyValue
 import paimonspark.table.{FileStoreTable, KeyLayout}
 
 /**
- * Reads primary-key data files with Spark's Parquet reader as rows of the factory's read schema
- * (columns matched by name). Rows are the reader's own, not copies: each stays valid until the next row of its file is
- * asked for, which is all a merge needs. Each file gets its own clone of the factory: a factory
- * closes the reader it made last whenever it makes another (its vectorized reader then returns
- * zeroed rows), which a merge reading files in step must not have. The clone is a serialized copy
- * because the factory cannot be constructed again on executors (its SQLConf is not readable there).
+ * Reads data files with Spark's Parquet reader as rows of the factory's read schema (columns matched
+ * by name), without copying them. Each file gets its own clone of the factory: a factory closes the
+ * reader it made last whenever it makes another (its vectorized reader then returns zeroed rows),
+ * which a merge reading files in step must not have. The clone is a serialized copy because the
+ * factory cannot be constructed again on executors (its SQLConf is not readable there).
  */
-final class ParquetKeyValueReader(parquet: ParquetPartitionReaderFactory) extends KeyValueFileReader {
-  override def open(file: Path, size: Long): KeyValueFileReader.Rows = {
+final class ParquetFileReader(parquet: ParquetPartitionReaderFactory) extends DataFileReader {
+  override def open(file: Path, size: Long): DataFileReader.Rows = {
     val split = FilePartition(0, Array(PartitionedFile(InternalRow.empty, SparkPath.fromPath(file), 0L, size,
       Array.empty[String], 0L, size, Map.empty)))
     val factory = SerializationUtils.clone(parquet)
@@ -34,7 +33,7 @@ final class ParquetKeyValueReader(parquet: ParquetPartitionReaderFactory) extend
 }
 
 /** The rows of a file read as columnar batches: views of the current batch. */
-private final class BatchRows(reader: PartitionReader[ColumnarBatch], file: Path) extends KeyValueFileReader.Rows {
+private final class BatchRows(reader: PartitionReader[ColumnarBatch], file: Path) extends DataFileReader.Rows {
   private var batch: ColumnarBatch = _
   private var position = 0
 
@@ -56,7 +55,7 @@ private final class BatchRows(reader: PartitionReader[ColumnarBatch], file: Path
 }
 
 /** The rows of a file read row by row (types Spark cannot read into batches). */
-private final class ReaderRows(reader: PartitionReader[InternalRow], file: Path) extends KeyValueFileReader.Rows {
+private final class ReaderRows(reader: PartitionReader[InternalRow], file: Path) extends DataFileReader.Rows {
   private var ready: Option[Boolean] = None
 
   override def hasNext: Boolean = ready.getOrElse { val more = reader.next(); ready = Some(more); more }
@@ -70,19 +69,25 @@ private final class ReaderRows(reader: PartitionReader[InternalRow], file: Path)
   override def close(): Unit = reader.close()
 }
 
-object ParquetKeyValueReader {
+object ParquetFileReader {
   /** The file schema of a primary-key table's data files, as Spark reads them. */
-  def fileSchema(table: FileStoreTable): StructType = {
+  def keyValueFileSchema(table: FileStoreTable): StructType = {
     val schema = table.schema
     val keys = KeyLayout.of(table.location.toString, schema).trimmedKeys.map(schema.field)
     SparkTypes.physical(SparkTypes.toSparkStruct(KeyValueFields.fileFields(keys, schema.fields), withFieldIds = false))
   }
 
-  /** A reader of whole rows (sequence, kind, table columns), as compaction merges them. Built on the driver. */
-  def forCompaction(table: FileStoreTable): ParquetKeyValueReader = {
+  /**
+   * What compaction reads of a table's files: every column of its current schema, after
+   * (sequence, kind) for a primary-key table. Built on the driver, where the session's conf is.
+   */
+  def forCompaction(table: FileStoreTable): ParquetFileReader = {
     val columns = SparkTypes.physical(SparkTypes.toSparkStruct(table.schema.fields, withFieldIds = false))
-    val rowSchema = StructType(KeyValue.SystemFields ++ columns.fields)
-    val parquet = ParquetReaders.factory(table.io.hadoopConf.value, fileSchema(table), rowSchema, new StructType(), Nil)
-    new ParquetKeyValueReader(parquet)
+    val parquet =
+      if (table.isPrimaryKeyTable) {
+        ParquetReaders.factory(table.io.hadoopConf.value, keyValueFileSchema(table),
+          StructType(KeyValue.SystemFields ++ columns.fields), new StructType(), Nil)
+      } else ParquetReaders.factory(table.io.hadoopConf.value, columns, columns, new StructType(), Nil)
+    new ParquetFileReader(parquet)
   }
 }
