@@ -8,7 +8,7 @@ import pytest
 from pypaimon import Schema
 
 from conftest import oracle_rows, rows, table_dir
-from paimon_spark import InvalidOptionError, UnsupportedFeatureError
+from paimon_spark import InvalidOptionError
 
 
 def key_buckets(oracle, warehouse, name, key="id"):
@@ -22,6 +22,20 @@ def key_buckets(oracle, warehouse, name, key="id"):
             for k in pq.read_table(path, columns=[key]).column(key).to_pylist():
                 out.setdefault(k, set()).add(s.bucket)
     return out
+
+
+def live_index_hashes(warehouse, name):
+    """{(partition bytes, bucket): hashes} of the HASH index files the latest snapshot's index manifest lists."""
+    from fastavro import reader
+    table = table_dir(warehouse, name)
+    latest = (table / "snapshot" / "LATEST").read_text().strip()
+    manifest = json.loads((table / "snapshot" / f"snapshot-{latest}").read_text()).get("indexManifest")
+    if manifest is None:
+        return {}
+    with open(table / "manifest" / manifest, "rb") as f:
+        entries = [e for e in reader(f) if e["_INDEX_TYPE"] == "HASH"]
+    return {(bytes(e["_PARTITION"]), e["_BUCKET"]): (table / "index" / e["_FILE_NAME"]).stat().st_size // 4
+            for e in entries}
 
 
 def index_hashes(warehouse, name):
@@ -92,6 +106,54 @@ def test_dynamic_bucket_limits_are_explicit(spark):
     with pytest.raises(InvalidOptionError, match="bucket-key"):
         spark.sql("CREATE TABLE paimon.default.dyn_bad (id INT, v INT) TBLPROPERTIES "
                   "('primary-key' = 'id', 'bucket-key' = 'id')")
-    spark.sql("CREATE TABLE paimon.default.dyn_over (id INT, v INT) TBLPROPERTIES ('primary-key' = 'id')")
-    with pytest.raises(UnsupportedFeatureError, match="INSERT OVERWRITE"):
-        spark.sql("INSERT OVERWRITE paimon.default.dyn_over VALUES (1, 1)")
+
+
+def test_insert_overwrite_replaces_rows_and_their_hash_index(spark, oracle, warehouse):
+    spark.sql("CREATE TABLE paimon.default.dyn_over (id BIGINT, v STRING) TBLPROPERTIES "
+              "('primary-key' = 'id', 'dynamic-bucket.target-row-num' = '20')")
+    spark.sql("INSERT INTO paimon.default.dyn_over SELECT id, 'a' FROM range(100)")
+    spark.sql("INSERT OVERWRITE paimon.default.dyn_over SELECT id, 'b' FROM range(50, 80)")
+    expected = [(i, "b") for i in range(50, 80)]
+    assert rows(spark.table("paimon.default.dyn_over")) == expected
+    assert oracle_rows(oracle, "dyn_over") == expected
+    # The index holds the 30 live keys only, in buckets filled from empty again.
+    hashes = live_index_hashes(warehouse, "dyn_over")
+    assert sum(hashes.values()) == 30 and max(hashes.values()) <= 20
+    # pypaimon then upserts through that index, and so do we: every key stays in one bucket.
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.string())])
+    builder = oracle.get_table("default.dyn_over").new_batch_write_builder()
+    write, commit = builder.new_write(), builder.new_commit()
+    write.write_arrow(pa.Table.from_pylist([{"id": i, "v": "py"} for i in range(40, 90)], schema=schema))
+    commit.commit(write.prepare_commit())
+    write.close()
+    commit.close()
+    spark.sql("INSERT INTO paimon.default.dyn_over SELECT id, 'c' FROM range(85, 95)")
+    expected = sorted([(i, "py") for i in range(40, 85)] + [(i, "c") for i in range(85, 95)])
+    assert rows(spark.table("paimon.default.dyn_over")) == expected
+    assert oracle_rows(oracle, "dyn_over") == expected
+    buckets = key_buckets(oracle, warehouse, "dyn_over")
+    assert len(buckets) == 55 and all(len(b) == 1 for b in buckets.values())
+    assert sum(live_index_hashes(warehouse, "dyn_over").values()) == 55
+
+
+def test_overwriting_partitions_keeps_the_other_partitions_index(spark, oracle, warehouse):
+    spark.sql("CREATE TABLE paimon.default.dyn_over_parts (dt STRING, id INT, v INT) PARTITIONED BY (dt) "
+              "TBLPROPERTIES ('primary-key' = 'dt,id', 'dynamic-bucket.target-row-num' = '25')")
+    spark.sql("INSERT INTO paimon.default.dyn_over_parts "
+              "SELECT IF(id % 2 = 0, 'a', 'b'), CAST(id AS INT), 1 FROM range(100)")
+    before = live_index_hashes(warehouse, "dyn_over_parts")
+    spark.sql("INSERT OVERWRITE paimon.default.dyn_over_parts PARTITION (dt = 'a') "
+              "SELECT CAST(id AS INT), 2 FROM range(0, 10)")
+    after = live_index_hashes(warehouse, "dyn_over_parts")
+    untouched = {k: v for k, v in before.items() if b"b" in k[0]}
+    assert untouched and {k: v for k, v in after.items() if b"b" in k[0]} == untouched
+    assert sum(v for k, v in after.items() if b"a" in k[0]) == 10
+    spark.sql("INSERT INTO paimon.default.dyn_over_parts SELECT IF(id % 2 = 0, 'a', 'b'), CAST(id AS INT), 3 "
+              "FROM range(5, 15)")
+    # Partition a holds ids 0-9 of the overwrite (odd ones too); the later upsert goes by parity.
+    updated = set(range(5, 15))
+    expected = sorted([("a", i, 2) for i in range(10) if not (i in updated and i % 2 == 0)] +
+                      [("a" if i % 2 == 0 else "b", i, 3) for i in updated] +
+                      [("b", i, 1) for i in range(1, 100, 2) if i not in updated])
+    assert rows(spark.table("paimon.default.dyn_over_parts")) == expected
+    assert oracle_rows(oracle, "dyn_over_parts") == expected

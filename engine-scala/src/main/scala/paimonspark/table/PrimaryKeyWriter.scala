@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.execution.UnsafeExternalRowSorter
-import org.apache.spark.sql.types.{IntegerType, StructField, StructType}
+import org.apache.spark.sql.types._
 import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
 
 import paimonspark.InvalidDataException
@@ -40,13 +40,10 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
   private def ref(i: Int) = BoundReference(i, bufferSchema(i).dataType, bufferSchema(i).nullable)
   private def buffered(name: String) = ref(column(name) + 2)
 
-  // Built from (arrival, kind, bucket) joined with the input row.
-  private val system = new SpecificInternalRow(Seq(KeyValue.SystemFields(0).dataType, KeyValue.SystemFields(1).dataType,
-    IntegerType))
+  // The input row with zeroed system fields, which are then set in place (all fixed-width).
   private val toBuffer = UnsafeProjection.create(
-    Seq(BoundReference(0, bufferSchema(0).dataType, false), BoundReference(1, bufferSchema(1).dataType, false)) ++
-      columns.indices.map(i => BoundReference(3 + i, columns(i).dataType, true)) :+ BoundReference(2, IntegerType, false))
-  private val joined = new JoinedRow()
+    Seq(Literal(0L), Literal(0.toByte)) ++ columns.indices.map(i => BoundReference(i, columns(i).dataType, true)) :+
+      Literal(0))
 
   private val keyOrdinals = layout.primaryKeys.map(column)
   private val bucketer = new RowBucketer(table, bucketing)
@@ -81,11 +78,11 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
         throw new InvalidDataException(s"table $name: primary-key column '${schema.fields(i).name}' is null in a written row")
       }
     }
-    system.setLong(0, arrival)
-    system.setByte(1, kindOf(row))
-    system.setInt(2, bucketer.bucketOf(row))
+    val kv = toBuffer(row)
+    kv.setLong(KeyValue.SequenceOrdinal, arrival)
+    kv.setByte(KeyValue.KindOrdinal, kindOf(row))
+    kv.setInt(bucketOrdinal, bucketer.bucketOf(row))
     arrival += 1
-    val kv = toBuffer(joined(system, row))
     if (sorter == null) sorter = newSorter()
     sorter.insertRow(kv)
     bufferedBytes += kv.getSizeInBytes
@@ -116,11 +113,31 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
         s"table $name: rowkind.field '${schema.fields(i).name}' holds '$text'; it must be +I, -U, +U or -D"))
   }
 
+  /**
+   * The sort prefix: the bucket in the high half; when the order continues with an integral key
+   * column (no partition columns in between), that key clamped into the low half, which keeps
+   * the prefix order-preserving and settles most comparisons without the full row comparator.
+   */
+  private val keyInPrefix: Option[InternalRow => Long] =
+    if (schema.partitionKeys.nonEmpty) None
+    else {
+      val i = column(layout.trimmedKeys.head) + 2
+      bufferSchema(i).dataType match {
+        case ByteType => Some(_.getByte(i).toLong)
+        case ShortType => Some(_.getShort(i).toLong)
+        case IntegerType | DateType => Some(_.getInt(i).toLong)
+        case LongType | TimestampType | TimestampNTZType => Some(_.getLong(i))
+        case _ => None
+      }
+    }
+
   private def newSorter(): UnsafeExternalRowSorter = {
     val prefix = new UnsafeExternalRowSorter.PrefixComputer {
       private val result = new UnsafeExternalRowSorter.PrefixComputer.Prefix
       override def computePrefix(row: InternalRow): UnsafeExternalRowSorter.PrefixComputer.Prefix = {
-        result.value = row.getInt(bucketOrdinal).toLong
+        val low = keyInPrefix.fold(0L)(key => math.min(math.max(key(row), Int.MinValue.toLong), Int.MaxValue.toLong) -
+          Int.MinValue)
+        result.value = (row.getInt(bucketOrdinal).toLong << 32) | low
         result
       }
     }

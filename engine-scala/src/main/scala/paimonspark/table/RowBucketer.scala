@@ -16,16 +16,17 @@ object Bucketing {
   final case class Fixed(buckets: Int) extends Bucketing
   /**
    * `bucket` = -1: buckets looked up in, and added to, the HASH index; `index` holds each
-   * partition's index files (by [[RowBucketer.partitionKey]]) in the snapshot the write starts from.
+   * partition's index files (by [[RowBucketer.partitionKey]]) in the snapshot the write starts from,
+   * none for an overwrite: every partition it writes is replaced, keys and index alike.
    */
   final case class Dynamic(assigners: Int, targetRowNum: Long, maxBuckets: Int,
       index: Map[String, Seq[IndexFileEntry]]) extends Bucketing
 
-  def plan(table: FileStoreTable, assigners: => Int): Bucketing = {
+  def plan(table: FileStoreTable, assigners: => Int, overwrite: Boolean): Bucketing = {
     val options = table.options
     if (options.bucket > 0) Fixed(options.bucket)
     else {
-      val files = table.newManifestStore().indexFiles(table.snapshotManager.latest())
+      val files = if (overwrite) Nil else table.newManifestStore().indexFiles(table.snapshotManager.latest())
         .filter(_.indexType == IndexManifestAvro.HashIndex)
       val n = options.dynamicBucketAssigners.getOrElse(assigners)
       Dynamic(n, options.dynamicBucketTargetRowNum, options.dynamicBucketMaxBuckets,

@@ -1,6 +1,8 @@
 package paimonspark.table
 
-import paimonspark.CommitConflictException
+import java.nio.ByteBuffer
+
+import paimonspark.{CommitConflictException, InvalidDataException}
 import paimonspark.format._
 import paimonspark.lsm.KeyRanges
 
@@ -30,15 +32,25 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
     val nothingToReplace = overwrite.contains(OverwriteScope.WrittenPartitions) && added.isEmpty
     if ((added.isEmpty && overwrite.isEmpty) || nothingToReplace) return None
 
-    val inScope: ManifestEntry => Boolean = overwrite match {
+    val partitionInScope: Array[Byte] => Boolean = overwrite match {
       case Some(OverwriteScope.WholeTable) => _ => true
-      case Some(OverwriteScope.WrittenPartitions) => e => writtenPartitions.contains(e.partitionKey)
-      case Some(OverwriteScope.Matching(filter)) =>
-        e => partitions.mayMatch(filter, BinaryRow.deserialize(partitionTypes, e.partition))
+      case Some(OverwriteScope.WrittenPartitions) => p => writtenPartitions.contains(ByteBuffer.wrap(p))
+      case Some(OverwriteScope.Matching(filter)) => p => partitions.mayMatch(filter, BinaryRow.deserialize(partitionTypes, p))
       case None => _ => false
     }
     val kind = if (overwrite.isDefined) CommitKind.Overwrite else CommitKind.Append
-    run(added, kind, (store, base) => if (overwrite.isEmpty) Nil else store.liveFiles(base, inScope), index)
+    // Overwritten partitions of a dynamic-bucket table lose their HASH index with their data: the
+    // write assigned its keys from an empty index, and its index files are all there is now.
+    val indexReset = if (overwrite.isDefined && table.isPrimaryKeyTable && table.options.bucket == -1) {
+      Some((e: IndexFileEntry) => partitionInScope(e.partition))
+    } else None
+    index.find(c => indexReset.exists(reset => !reset(c.entry))).foreach { c =>
+      throw new InvalidDataException(s"table ${table.location}: an overwrite wrote rows to a partition outside the " +
+        s"partitions it replaces (bucket ${c.entry.bucket}); a dynamic-bucket table can only take them from an " +
+        "empty index where the partition is replaced; nothing was committed")
+    }
+    run(added, kind, (store, base) =>
+      if (overwrite.isEmpty) Nil else store.liveFiles(base, e => partitionInScope(e.partition)), index, indexReset)
   }
 
   /**
@@ -68,11 +80,13 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
   }
 
   /**
-   * The index files of the latest snapshot with those this commit rewrote replaced. A bucket whose
-   * index another writer changed since this one read it is a conflict: merging would lose keys.
+   * The index files of the latest snapshot, less those `reset` drops, with those this commit rewrote
+   * replaced. A bucket whose index another writer changed since this one read it is a conflict:
+   * merging would lose keys.
    */
-  private def indexed(store: ManifestStore, latest: Option[Snapshot], changes: Seq[IndexChange]): Seq[IndexFileEntry] = {
-    val current = store.indexFiles(latest)
+  private def indexed(store: ManifestStore, latest: Option[Snapshot], changes: Seq[IndexChange],
+      reset: Option[IndexFileEntry => Boolean]): Seq[IndexFileEntry] = {
+    val current = store.indexFiles(latest).filterNot(e => reset.exists(_(e)))
     def slot(e: IndexFileEntry) = (e.partitionKey, e.bucket, e.indexType)
     val bySlot = current.map(e => slot(e) -> e.fileName).toMap
     changes.foreach { c =>
@@ -113,7 +127,8 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       added: Seq[ManifestEntry],
       kind: String,
       replacing: (ManifestStore, Seq[ManifestFileMeta]) => Seq[ManifestEntry],
-      index: Seq[IndexChange] = Nil): Option[Long] = {
+      index: Seq[IndexChange] = Nil,
+      indexReset: Option[IndexFileEntry => Boolean] = None): Option[Long] = {
     val maxRetries = table.options.commitMaxRetries
     var planned: Option[Set[FileIdentifier]] = None
     var attempt = 0
@@ -144,7 +159,9 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
         baseManifestList = baseList, baseManifestListSize = Some(baseSize),
         deltaManifestList = deltaList, deltaManifestListSize = Some(deltaSize),
         changelogManifestList = None, changelogManifestListSize = None,
-        indexManifest = if (index.isEmpty) latest.flatMap(_.indexManifest) else Some(written.index(indexed(store, latest, index))),
+        indexManifest =
+          if (index.isEmpty && indexReset.isEmpty) latest.flatMap(_.indexManifest)
+          else Some(indexed(store, latest, index, indexReset)).filter(_.nonEmpty).map(written.index),
         commitUser = commitUser,
         commitIdentifier = SnapshotJson.BatchCommitIdentifier,
         commitKind = kind,

@@ -7,7 +7,7 @@ import org.apache.spark.sql.connector.distributions.{Distribution, Distributions
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, SortDirection, SortOrder}
 import org.apache.spark.sql.connector.write._
 
-import paimonspark.{CommitConflictException, UnsupportedFeatureException}
+import paimonspark.CommitConflictException
 import paimonspark.format.ManifestEntry
 import paimonspark.spark.{BucketFunction, CompactJob, SparkTable}
 import paimonspark.table.{Bucketing, IndexChange, KeyLayout, OverwriteScope, PrimaryKeyWriter}
@@ -27,12 +27,7 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope])
 
   private val store = table.store
   private val partitions = store.schema.partitionKeys.map(k => Expressions.column(k): Expression)
-  private lazy val bucketing = Bucketing.plan(store, SparkSession.active.sparkContext.defaultParallelism)
-
-  if (store.isPrimaryKeyTable && store.options.bucket == -1 && scope.isDefined) {
-    throw new UnsupportedFeatureException(s"table ${table.name()} uses dynamic bucket (bucket=-1); INSERT OVERWRITE " +
-      "of such tables is not supported yet")
-  }
+  private lazy val bucketing = Bucketing.plan(store, SparkSession.active.sparkContext.defaultParallelism, scope.isDefined)
 
   /**
    * Fixed buckets: rows clustered by (partition, bucket). Dynamic buckets: by (partition, assigner),
