@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Iterator
@@ -45,6 +46,13 @@ def spark(warehouse: Path) -> Iterator[SparkSession]:
 
 def table_dir(warehouse: Path, name: str, db: str = "default") -> Path:
     return warehouse / f"{db}.db" / name
+
+
+def commit_kinds(warehouse: Path, name: str) -> list[str]:
+    """The commitKind of every snapshot of a table, oldest first."""
+    snapshots = sorted((table_dir(warehouse, name) / "snapshot").glob("snapshot-*"),
+                       key=lambda p: int(p.name.split("-")[1]))
+    return [json.loads(p.read_text())["commitKind"] for p in snapshots]
 
 
 def _sort_key(row: tuple) -> list:

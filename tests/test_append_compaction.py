@@ -1,11 +1,10 @@
 """Small-file compaction of append tables: by CALL, from Python and inline after writes; read back here
 and by pypaimon, whose plan shows the files left."""
 
-import json
 
 import pytest
 
-from conftest import oracle_rows, rows, table_dir
+from conftest import commit_kinds, oracle_rows, rows, table_dir
 from paimon_spark import InvalidOptionError, PaimonTable
 
 
@@ -31,12 +30,6 @@ def ordered_rows(oracle, name, snapshot=None):
         table = table.copy({"scan.snapshot-id": str(snapshot)})
     builder = table.new_read_builder()
     return [tuple(r.values()) for r in builder.new_read().to_arrow(builder.new_scan().plan().splits()).to_pylist()]
-
-
-def commit_kinds(warehouse, name):
-    snapshots = sorted((table_dir(warehouse, name) / "snapshot").glob("snapshot-*"),
-                       key=lambda p: int(p.name.split("-")[1]))
-    return [json.loads(p.read_text())["commitKind"] for p in snapshots]
 
 
 def create(spark, name, options="", partitioned=False):

@@ -1,10 +1,9 @@
 """Compaction of primary-key tables: inline after writes, by CALL and from Python; read back here and by pypaimon."""
 
-import json
 
 import pytest
 
-from conftest import oracle_rows, rows, table_dir
+from conftest import commit_kinds, oracle_rows, rows
 from paimon_spark import InvalidOptionError, PaimonTable
 
 
@@ -15,12 +14,6 @@ def levels(oracle, name):
     for s in splits:
         out.setdefault((tuple(s.partition.values), s.bucket), []).extend(f.level for f in s.files)
     return {k: sorted(v) for k, v in out.items()}
-
-
-def commit_kinds(warehouse, name):
-    snapshots = sorted((table_dir(warehouse, name) / "snapshot").glob("snapshot-*"),
-                       key=lambda p: int(p.name.split("-")[1]))
-    return [json.loads(p.read_text())["commitKind"] for p in snapshots]
 
 
 def create(spark, name, options="", partitioned=False):

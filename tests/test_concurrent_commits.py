@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import oracle_rows, table_dir
+from conftest import commit_kinds, oracle_rows, table_dir
 
 WRITER = str(Path(__file__).resolve().parent / "concurrent_writer.py")
 
@@ -60,8 +60,7 @@ def test_two_processes_upsert_and_compact_one_primary_key_table(spark, warehouse
     for p in procs:
         out, _ = p.communicate(timeout=600)
         assert p.returncode == 0, out[-3000:]
-    snapshots = table_dir(warehouse, "pkconc") / "snapshot"
-    kinds = [json.loads(f.read_text())["commitKind"] for f in snapshots.glob("snapshot-*")]
+    kinds = commit_kinds(warehouse, "pkconc")
     assert kinds.count("APPEND") == 12 and kinds.count("COMPACT") >= 1
     expected = sorted((w, i * 1000000 + r) for w in (1, 2) for i in range(6) for r in range(3))
     assert sorted((r.writer, r.seq) for r in spark.table("paimon.default.pkconc").collect()) == expected
@@ -92,8 +91,7 @@ def test_a_killed_writer_leaves_the_last_snapshot_readable(spark, warehouse, tmp
     got = spark.table("paimon.default.killed").collect()
     # Every APPEND after the first is one of the writer's commits; COMPACT snapshots (inline
     # small-file compaction, which the kill may also have hit) add no rows.
-    kinds = [json.loads((table / "snapshot" / f"snapshot-{i}").read_text())["commitKind"] for i in ids]
-    assert len(got) == 2 + (kinds.count("APPEND") - 1) * 20000
+    assert len(got) == 2 + (commit_kinds(warehouse, "killed").count("APPEND") - 1) * 20000
     assert sorted((r.writer, r.seq) for r in got if r.writer == 0) == [(0, 0), (0, 1)]
     spark.sql("INSERT INTO paimon.default.killed VALUES (0, 2)")
     assert spark.table("paimon.default.killed").count() == len(got) + 1
