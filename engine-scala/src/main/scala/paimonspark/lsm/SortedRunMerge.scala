@@ -35,7 +35,6 @@ final class SortedRunMerge(
   private var usedCount = 0
   private var pending: InternalRow = _
   private val versionsInOneRun = !uniqueKeys
-  private var lookahead: InternalRow = _
 
   private def precedes(a: Int, b: Int): Boolean = {
     val byKey = keyOrdering.compare(heads(a), heads(b))
@@ -78,23 +77,21 @@ final class SortedRunMerge(
   } else heads(run) = null
 
   sources.indices.foreach(advance)
-  if (versionsInOneRun) lookahead = heads(0)
 
   private def emit(result: Option[InternalRow]): Unit = {
     pending = result.orNull
     if (dropRetractions && pending != null && KeyValue.isRetract(pending)) pending = null
   }
 
-  private def mergeSingleRun(): Unit = while (pending == null && lookahead != null) {
+  // The one run's head is read past each key's last version: its rows must be copies.
+  private def mergeSingleRun(): Unit = while (pending == null && heads(0) != null) {
     engine.reset()
-    val first = lookahead
+    val first = heads(0)
     engine.add(first)
     advance(0)
-    lookahead = heads(0)
-    while (lookahead != null && keyOrdering.compare(lookahead, first) == 0) {
-      engine.add(lookahead)
+    while (heads(0) != null && keyOrdering.compare(heads(0), first) == 0) {
+      engine.add(heads(0))
       advance(0)
-      lookahead = heads(0)
     }
     emit(engine.result())
   }

@@ -114,30 +114,30 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
   }
 
   /**
-   * The sort prefix: the bucket in the high half; when the order continues with an integral key
-   * column (no partition columns in between), that key clamped into the low half, which keeps
-   * the prefix order-preserving and settles most comparisons without the full row comparator.
+   * The low half of the sort prefix, below the bucket: when the order continues with an integral key
+   * column (no partition columns in between), that key clamped to 32 bits, which keeps the prefix
+   * order-preserving and settles most comparisons without the full row comparator; else 0.
    */
-  private val keyInPrefix: Option[InternalRow => Long] =
-    if (schema.partitionKeys.nonEmpty) None
+  private val prefixLow: InternalRow => Long = {
+    def clamped(key: Long): Long = math.min(math.max(key, Int.MinValue.toLong), Int.MaxValue.toLong) - Int.MinValue
+    if (schema.partitionKeys.nonEmpty) _ => 0L
     else {
       val i = column(layout.trimmedKeys.head) + 2
       bufferSchema(i).dataType match {
-        case ByteType => Some(_.getByte(i).toLong)
-        case ShortType => Some(_.getShort(i).toLong)
-        case IntegerType | DateType => Some(_.getInt(i).toLong)
-        case LongType | TimestampType | TimestampNTZType => Some(_.getLong(i))
-        case _ => None
+        case ByteType => r => clamped(r.getByte(i).toLong)
+        case ShortType => r => clamped(r.getShort(i).toLong)
+        case IntegerType | DateType => r => clamped(r.getInt(i).toLong)
+        case LongType | TimestampType | TimestampNTZType => r => clamped(r.getLong(i))
+        case _ => _ => 0L
       }
     }
+  }
 
   private def newSorter(): UnsafeExternalRowSorter = {
     val prefix = new UnsafeExternalRowSorter.PrefixComputer {
       private val result = new UnsafeExternalRowSorter.PrefixComputer.Prefix
       override def computePrefix(row: InternalRow): UnsafeExternalRowSorter.PrefixComputer.Prefix = {
-        val low = keyInPrefix.fold(0L)(key => math.min(math.max(key(row), Int.MinValue.toLong), Int.MaxValue.toLong) -
-          Int.MinValue)
-        result.value = (row.getInt(bucketOrdinal).toLong << 32) | low
+        result.value = (row.getInt(bucketOrdinal).toLong << 32) | prefixLow(row)
         result
       }
     }

@@ -83,11 +83,9 @@ object ParquetFileReader {
    */
   def forCompaction(table: FileStoreTable): ParquetFileReader = {
     val columns = SparkTypes.physical(SparkTypes.toSparkStruct(table.schema.fields, withFieldIds = false))
-    val parquet =
-      if (table.isPrimaryKeyTable) {
-        ParquetReaders.factory(table.io.hadoopConf.value, keyValueFileSchema(table),
-          StructType(KeyValue.SystemFields ++ columns.fields), new StructType(), Nil)
-      } else ParquetReaders.factory(table.io.hadoopConf.value, columns, columns, new StructType(), Nil)
-    new ParquetFileReader(parquet)
+    val (fileSchema, readSchema) =
+      if (table.isPrimaryKeyTable) (keyValueFileSchema(table), StructType(KeyValue.SystemFields ++ columns.fields))
+      else (columns, columns)
+    new ParquetFileReader(ParquetReaders.factory(table.io.hadoopConf.value, fileSchema, readSchema, new StructType(), Nil))
   }
 }
