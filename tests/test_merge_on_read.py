@@ -36,18 +36,70 @@ def test_random_upserts_and_deletes_match_pypaimon_through_every_compaction_stat
             [(k, v) for k, v in want if 100 <= k <= 199]
 
 
-def test_fully_compacted_buckets_are_read_as_they_are_and_vectorized(spark):
+def test_merged_and_compacted_buckets_are_read_as_batches_except_for_engines_that_build_rows(spark):
     spark.sql("CREATE TABLE paimon.default.settled (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', "
               "'bucket' = '2', 'write-only' = 'true')")
     spark.sql("INSERT INTO paimon.default.settled SELECT CAST(id AS INT), 'a' FROM range(100)")
     spark.sql("INSERT INTO paimon.default.settled SELECT CAST(id AS INT), 'b' FROM range(50)")
     merged = spark.table("paimon.default.settled")
-    assert "ColumnarToRow" not in plan(merged)
+    assert "ColumnarToRow" in plan(merged)
     before = rows(merged)
     spark.sql("CALL paimon.sys.compact(table => 'default.settled')")
     settled = spark.table("paimon.default.settled")
     assert "ColumnarToRow" in plan(settled)
     assert rows(settled) == before and before[0] == (0, "b") and before[-1] == (99, "a")
+    # Partial-update builds each key's row from several versions: nothing to gather, read as rows.
+    spark.sql("CREATE TABLE paimon.default.built (id INT, a STRING, b STRING) TBLPROPERTIES ('primary-key' = 'id', "
+              "'bucket' = '1', 'merge-engine' = 'partial-update', 'write-only' = 'true')")
+    spark.sql("INSERT INTO paimon.default.built VALUES (1, 'a1', NULL), (2, 'a2', NULL)")
+    spark.sql("INSERT INTO paimon.default.built VALUES (1, NULL, 'b1')")
+    built = spark.table("paimon.default.built")
+    assert "ColumnarToRow" not in plan(built)
+    assert rows(built) == [(1, "a1", "b1"), (2, "a2", None)]
+
+
+@pytest.mark.parametrize("engine", ["deduplicate", "first-row"])
+def test_merged_batches_hold_the_right_rows_across_every_batch_boundary(spark, oracle, engine):
+    """Runs read in batches of 3 rows, so the merged batches are cut at every run's batch end; the
+    rows gathered from them (nested, null, decimal and partition columns) must be each key's winner."""
+    name = engine.replace("-", "_") + "_gathered"
+    spark.sql(f"CREATE TABLE paimon.default.{name} (p STRING, id INT, s STRING, d DECIMAL(20, 3), "
+              "arr ARRAY<INT>, m MAP<STRING, INT>, st STRUCT<x: INT, y: STRUCT<z: STRING>>) PARTITIONED BY (p) "
+              f"TBLPROPERTIES ('primary-key' = 'p,id', 'bucket' = '2', 'merge-engine' = '{engine}', "
+              f"'write-only' = '{str(engine == 'deduplicate').lower()}')")
+    rng = random.Random(11)
+    expected = {}
+    for version in range(4):
+        batch = {}
+        for _ in range(60):
+            batch[(rng.choice("xy"), rng.randrange(120))] = version
+        values = ", ".join(
+            f"('{p}', {k}, {'NULL' if k % 7 == 0 else repr(f's{k}-{v}')}, {k}.{v:03d}, array({k}, {v}), "
+            f"map('v', {v}), named_struct('x', {v}, 'y', {'NULL' if k % 5 == 0 else f'named_struct({chr(39)}z{chr(39)}, {chr(39)}{k}{chr(39)})'}))"
+            for (p, k), v in batch.items())
+        spark.sql(f"INSERT INTO paimon.default.{name} VALUES {values}")
+        for key, v in batch.items():
+            if engine == "deduplicate" or key not in expected:
+                expected[key] = v
+    if engine == "first-row":
+        spark.sql(f"CALL paimon.sys.compact(table => 'default.{name}')")
+
+    def row(p, k, v):
+        return (p, k, None if k % 7 == 0 else f"s{k}-{v}", f"{k}.{v:03d}", [k, v], {"v": v},
+                (v, None if k % 5 == 0 else (str(k),)))
+
+    want = sorted((row(p, k, v) for (p, k), v in expected.items()), key=lambda r: (r[0], r[1]))
+    spark.conf.set("spark.sql.parquet.columnarReaderBatchSize", "3")
+    try:
+        df = spark.sql(f"SELECT p, id, s, CAST(d AS STRING), arr, m, st FROM paimon.default.{name}")
+        assert "ColumnarToRow" in plan(df)
+        got = sorted(((r[0], r[1], r[2], r[3], list(r[4]), dict(r[5]), (r[6].x, None if r[6].y is None else (r[6].y.z,)))
+                      for r in df.collect()), key=lambda r: (r[0], r[1]))
+    finally:
+        spark.conf.unset("spark.sql.parquet.columnarReaderBatchSize")
+    assert got == want
+    read = sorted(oracle_rows(oracle, name, ["p", "id", "s"]))
+    assert read == [r[:3] for r in want]
 
 
 def test_key_filters_skip_files_of_other_key_ranges(spark, warehouse):

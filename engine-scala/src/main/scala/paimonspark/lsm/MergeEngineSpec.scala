@@ -22,6 +22,9 @@ final case class MergeEngineSpec(
     sequenceDescending: Boolean,
     sequenceGroups: Seq[SequenceGroup]) {
 
+  /** Whether the merged version of a key is always one of its versions, unchanged. */
+  def resultIsAVersion: Boolean = engine == "deduplicate" || engine == "first-row"
+
   /** The columns a merge must read besides the ones a query asks for. */
   def orderingFields: Seq[String] = (sequenceFields ++ sequenceGroups.flatMap(_.sequenceFields)).distinct
 

@@ -14,6 +14,10 @@ import org.apache.spark.sql.catalyst.InternalRow
  * versions of a key come from distinct runs. A writer's sorted buffer is the exception: one run
  * holding several versions per key (`uniqueKeys` false), whose rows must stay valid (copies),
  * since finding a key's end means reading past it.
+ *
+ * A caller that keeps references into runs' buffers past a result (a columnar reader gathering
+ * results into a batch) passes `mayAdvance`: a run it refuses is not advanced, and `hasNext` is
+ * false with `blocked` set until the caller has released its references and asks again.
  */
 final class SortedRunMerge(
     runs: Seq[Iterator[InternalRow]],
@@ -21,7 +25,8 @@ final class SortedRunMerge(
     engine: MergeEngine,
     versionOrdering: Ordering[InternalRow] = KeyValue.bySequence,
     dropRetractions: Boolean = true,
-    uniqueKeys: Boolean = true) extends Iterator[InternalRow] {
+    uniqueKeys: Boolean = true,
+    mayAdvance: Int => Boolean = _ => true) extends Iterator[InternalRow] {
 
   require(uniqueKeys || runs.size == 1, "only a single run may hold several versions of a key")
 
@@ -35,6 +40,17 @@ final class SortedRunMerge(
   private var usedCount = 0
   private var pending: InternalRow = _
   private val versionsInOneRun = !uniqueKeys
+  private var refused = false
+  private var pendingRun = -1
+
+  /** Whether the last `hasNext` was false because `mayAdvance` refused a run, not at the end. */
+  def blocked: Boolean = refused
+
+  /**
+   * The run whose head the last result is (engines that pick one of the versions, such as
+   * deduplicate), -1 when the engine built a new row.
+   */
+  def resultRun: Int = pendingRun
 
   private def precedes(a: Int, b: Int): Boolean = {
     val byKey = keyOrdering.compare(heads(a), heads(b))
@@ -71,12 +87,17 @@ final class SortedRunMerge(
     top
   }
 
-  private def advance(run: Int): Unit = if (sources(run).hasNext) {
+  // A run advanced alone whose new head precedes every head in the heap: the next key's first
+  // version without a push and a pop (in a merge of one large run with sparse updates, most keys).
+  private var held = -1
+
+  private def advance(run: Int, mayHold: Boolean): Unit = if (sources(run).hasNext) {
     heads(run) = sources(run).next()
-    if (!versionsInOneRun) push(run)
+    if (mayHold && (heapSize == 0 || precedes(run, heap(0)))) held = run
+    else if (!versionsInOneRun) push(run)
   } else heads(run) = null
 
-  sources.indices.foreach(advance)
+  sources.indices.foreach(advance(_, mayHold = false))
 
   private def emit(result: Option[InternalRow]): Unit = {
     pending = result.orNull
@@ -88,35 +109,48 @@ final class SortedRunMerge(
     engine.reset()
     val first = heads(0)
     engine.add(first)
-    advance(0)
+    advance(0, mayHold = false)
     while (heads(0) != null && keyOrdering.compare(heads(0), first) == 0) {
       engine.add(heads(0))
-      advance(0)
+      advance(0, mayHold = false)
     }
     emit(engine.result())
   }
 
-  private def mergeRuns(): Unit = while (pending == null && (usedCount > 0 || heapSize > 0)) {
+  private def mergeRuns(): Unit = while (pending == null && !refused && (usedCount > 0 || held >= 0 || heapSize > 0)) {
     var u = 0
-    while (u < usedCount) { advance(used(u)); u += 1 }
-    usedCount = 0
-    if (heapSize > 0) {
-      engine.reset()
-      val first = pop()
-      used(0) = first
-      usedCount = 1
-      engine.add(heads(first))
-      while (heapSize > 0 && keyOrdering.compare(heads(heap(0)), heads(first)) == 0) {
-        val same = pop()
-        used(usedCount) = same
-        usedCount += 1
-        engine.add(heads(same))
-      }
-      emit(engine.result())
+    while (u < usedCount && mayAdvance(used(u))) u += 1
+    if (u < usedCount) refused = true
+    else {
+      u = 0
+      while (u < usedCount) { advance(used(u), mayHold = usedCount == 1); u += 1 }
+      usedCount = 0
+      if (held >= 0 || heapSize > 0) mergeNextKey()
     }
   }
 
+  /** Merges the versions of the smallest key among the heads; they are the runs then `used`. */
+  private def mergeNextKey(): Unit = {
+    val first = if (held >= 0) held else pop()
+    held = -1
+    engine.reset()
+    used(0) = first
+    usedCount = 1
+    engine.add(heads(first))
+    while (heapSize > 0 && keyOrdering.compare(heads(heap(0)), heads(first)) == 0) {
+      val same = pop()
+      used(usedCount) = same
+      usedCount += 1
+      engine.add(heads(same))
+    }
+    emit(engine.result())
+    pendingRun = -1
+    var u = 0
+    while (u < usedCount) { if (heads(used(u)) eq pending) pendingRun = used(u); u += 1 }
+  }
+
   override def hasNext: Boolean = {
+    refused = false
     if (pending == null) { if (versionsInOneRun) mergeSingleRun() else mergeRuns() }
     pending != null
   }

@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, Joi
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import paimonspark.format.DataFileReader
 import paimonspark.lsm.{MergeEngineSpec, SortedRunMerge}
@@ -15,6 +16,9 @@ import paimonspark.lsm.{MergeEngineSpec, SortedRunMerge}
  * merged by key and version, and each key's newest surviving version is projected to the
  * requested columns followed by the partition values. Merging only the columns a query reads is
  * sound because every engine merges each value column on its own.
+ *
+ * With `columnar`, for engines whose result is one of the versions merged (deduplicate, first-row),
+ * splits are read as batches that gather the results from the runs' own batches, without a copy.
  */
 final class MergeReaderFactory(
     files: ParquetFileReader,
@@ -22,22 +26,15 @@ final class MergeReaderFactory(
     keyOrdinals: Seq[Int],
     outputOrdinals: Seq[Int],
     partitionSchema: StructType,
-    engine: MergeEngineSpec) extends PartitionReaderFactory {
+    engine: MergeEngineSpec,
+    columnar: Boolean,
+    batchSize: Int) extends PartitionReaderFactory {
+
+  override def supportColumnarReads(partition: InputPartition): Boolean = columnar
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val split = partition.asInstanceOf[MergeSplit]
-    val ordering = GenerateOrdering.generate(keyOrdinals.map(i =>
-      SortOrder(BoundReference(i, mergeSchema(i).dataType, nullable = false), Ascending)))
-    val mergeEngine = engine.create(mergeSchema, keyOrdinals)
-    val versions = engine.versionOrdering(mergeSchema)
-    // Sections share no key: each is merged on its own, and its files are closed before the next opens.
-    var open: Seq[DataFileReader.Rows] = Nil
-    def closeOpen(): Unit = { open.foreach(_.close()); open = Nil }
-    val merged = split.sections.iterator.flatMap { section =>
-      closeOpen()
-      open = section.toSeq.map { case (path, size) => files.open(new Path(path), size) }
-      new SortedRunMerge(open, ordering, mergeEngine, versions)
-    }
+    val sections = new MergedSections(split, _ => true)
     // A view, not a copy: Spark projects every row of a row-based scan into its own unsafe row.
     val width = mergeSchema.length
     val output = ProjectingInternalRow(StructType(outputOrdinals.map(mergeSchema(_)) ++ partitionSchema.fields),
@@ -46,9 +43,53 @@ final class MergeReaderFactory(
     val withPartition: InternalRow => InternalRow =
       if (partitionSchema.isEmpty) identity else { val joined = new JoinedRow(); joined(_, split.partitionValues) }
     new PartitionReader[InternalRow] {
-      override def next(): Boolean = merged.hasNext && { output.project(withPartition(merged.next())); true }
+      override def next(): Boolean = sections.nextResult() && { output.project(withPartition(sections.merge.next())); true }
       override def get(): InternalRow = output
-      override def close(): Unit = closeOpen()
+      override def close(): Unit = sections.close()
+    }
+  }
+
+  override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] = {
+    val split = partition.asInstanceOf[MergeSplit]
+    new MergedBatchReader(split.partitionValues, batchSize, outputOrdinals, mergeSchema, partitionSchema,
+      mayAdvance => new MergedSections(split, mayAdvance))
+  }
+
+  /**
+   * The merges of a split's sections, one at a time. Sections share no key: each is merged on its
+   * own, and its files are closed before the next opens.
+   */
+  final class MergedSections(split: MergeSplit, mayAdvance: Int => Boolean) {
+    private val ordering = GenerateOrdering.generate(keyOrdinals.map(i =>
+      SortOrder(BoundReference(i, mergeSchema(i).dataType, nullable = false), Ascending)))
+    private val mergeEngine = engine.create(mergeSchema, keyOrdinals)
+    private val versions = engine.versionOrdering(mergeSchema)
+    private val remaining = split.sections.iterator
+    private var open: Array[DataFileReader.Rows] = Array.empty
+
+    /** The current section's merge; null before the first. */
+    var merge: SortedRunMerge = _
+
+    /** The current section's runs, in the merge's run order. */
+    def runs: Array[DataFileReader.Rows] = open
+
+    /** Whether the current section's merge has a result, opening later sections as needed. */
+    def nextResult(): Boolean = {
+      while ((merge == null || !merge.hasNext) && nextSection()) ()
+      merge != null && merge.hasNext
+    }
+
+    /** Closes the current section and opens the next one; false when there is none. */
+    def nextSection(): Boolean = remaining.hasNext && {
+      close()
+      open = remaining.next().map { case (path, size) => files.open(new Path(path), size) }
+      merge = new SortedRunMerge(open.toSeq, ordering, mergeEngine, versions, mayAdvance = mayAdvance)
+      true
+    }
+
+    def close(): Unit = {
+      open.foreach(_.close())
+      open = Array.empty
     }
   }
 }

@@ -32,23 +32,42 @@ final class ParquetFileReader(parquet: ParquetPartitionReaderFactory) extends Da
   }
 }
 
-/** The rows of a file read as columnar batches: views of the current batch. */
-private final class BatchRows(reader: PartitionReader[ColumnarBatch], file: Path) extends DataFileReader.Rows {
-  private var batch: ColumnarBatch = _
+/**
+ * The rows of a file read as columnar batches: views of the current batch. The reader fills the
+ * same batch again for the next one, so a row, or a position in `batch`, is valid until then.
+ */
+private[read] final class BatchRows(reader: PartitionReader[ColumnarBatch], file: Path) extends DataFileReader.Rows {
+  private var current: ColumnarBatch = _
   private var position = 0
+  private var ended = false
+
+  /** The batch holding the last row returned; null before the first and after the last. */
+  def batch: ColumnarBatch = current
+
+  /** The last row's position in `batch`. */
+  def rowId: Int = position - 1
+
+  /** Whether the next row, if any, is in another batch: asking for it reuses this one. */
+  def atBatchEnd: Boolean = current == null || position >= current.numRows()
 
   override def hasNext: Boolean = {
-    while ((batch == null || position >= batch.numRows()) && reader.next()) {
-      batch = reader.get()
-      position = 0
+    while (atBatchEnd && !ended) {
+      if (reader.next()) {
+        current = reader.get()
+        position = 0
+      } else {
+        // Spark's reader closes the file at its end, and with it the vectors of its batch.
+        current = null
+        ended = true
+      }
     }
-    batch != null && position < batch.numRows()
+    !atBatchEnd
   }
 
   override def next(): InternalRow = {
     if (!hasNext) throw new NoSuchElementException(s"no more rows in $file")
     position += 1
-    batch.getRow(position - 1)
+    current.getRow(position - 1)
   }
 
   override def close(): Unit = reader.close()

@@ -1,9 +1,11 @@
 package paimonspark.spark.read
 
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read._
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format.{DataFileMeta, SparkTypes}
@@ -16,7 +18,8 @@ final case class MergeSplit(partitionValues: InternalRow, sections: Array[Array[
 /**
  * A batch scan of a primary-key table. Each bucket's files are cut into sections by key range; a
  * section that is one file above level 0 without retractions holds one version per key and is read
- * as it is (vectorized when every section is), the others are merged by key. Only key filters reach
+ * as it is, the others are merged by key; both are columnar when the engine's result is one of the
+ * versions merged and Spark can read the columns as batches. Only key filters reach
  * merged files: skipping an old file's row group by a value filter could resurrect an older version
  * of a key. Spark applies every filter again after the scan.
  */
@@ -56,7 +59,6 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
     val (asIs, merged) = ranges.sections(visible).partition(readAsIs)
     (split, asIs.flatten, merged)
   }
-  private lazy val allAsIs = planned.forall(_._3.isEmpty)
 
   override def description(): String =
     s"PaimonScan (merge on read) ${table.location} [${readSchema().fieldNames.mkString(", ")}]"
@@ -89,17 +91,25 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
     val parquet = ParquetReaders.factory(hadoopConf, fileSchema, mergeSchema, new StructType(), keyFilters)
     val outputOrdinals = readDataSchema.map(f => mergeSchema.fieldIndex(f.name))
     val keyOrdinals = keyNames.indices.map(_ + KeyValue.SystemFields.size)
+    // Both factories ignore the partition they are asked about: their schemas decide.
+    val columnar = engine.resultIsAVersion && asIs.supportColumnarReads(null) && parquet.supportColumnarReads(null)
     val merge = new MergeReaderFactory(new ParquetFileReader(parquet), mergeSchema, keyOrdinals,
-      outputOrdinals, readPartitionSchema, engine)
-    new PrimaryKeyReaderFactory(asIs, merge, columnar = allAsIs)
+      outputOrdinals, readPartitionSchema, engine, columnar, SparkSession.active.sessionState.conf.parquetVectorizedReaderBatchSize)
+    new PrimaryKeyReaderFactory(asIs, merge, columnar)
   }
 }
 
-/** Reads file partitions as they are and merge splits by merging; columnar only when all are files. */
+/**
+ * Reads file partitions as they are and merge splits by merging; Spark takes a scan as columnar or
+ * not as a whole, so it is columnar only when both kinds can be.
+ */
 final class PrimaryKeyReaderFactory(asIs: PartitionReaderFactory, merge: PartitionReaderFactory, columnar: Boolean)
     extends PartitionReaderFactory {
-  override def supportColumnarReads(partition: InputPartition): Boolean = columnar && asIs.supportColumnarReads(partition)
-  override def createColumnarReader(partition: InputPartition) = asIs.createColumnarReader(partition)
+  override def supportColumnarReads(partition: InputPartition): Boolean = columnar
+  override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] = partition match {
+    case m: MergeSplit => merge.createColumnarReader(m)
+    case other => asIs.createColumnarReader(other)
+  }
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = partition match {
     case m: MergeSplit => merge.createReader(m)
     case other => asIs.createReader(other)

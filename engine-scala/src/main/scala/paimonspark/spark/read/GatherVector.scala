@@ -1,0 +1,64 @@
+package paimonspark.spark.read
+
+import org.apache.spark.sql.types.{DataType, Decimal, StructType}
+import org.apache.spark.sql.vectorized.{ColumnarArray, ColumnarMap, ColumnVector}
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * Which row of which source each position of a gathered batch is: `runs(i)` indexes the sources,
+ * `rows(i)` is the row within that source's current batch.
+ */
+private[read] final class Selection(val capacity: Int) {
+  val runs = new Array[Int](capacity)
+  val rows = new Array[Int](capacity)
+  var size = 0
+
+  def add(run: Int, row: Int): Unit = {
+    runs(size) = run
+    rows(size) = row
+    size += 1
+  }
+}
+
+/**
+ * A column of a batch whose rows are rows of other batches: the merge's results, read in place
+ * from the runs they came from instead of copied. Struct columns gather their fields the same way,
+ * so nested rows keep pointing at the sources.
+ */
+private[read] final class GatherVector(dataType: DataType, runCount: Int, selection: Selection)
+    extends ColumnVector(dataType) {
+
+  private val runs = selection.runs
+  private val rows = selection.rows
+  private val sources = new Array[ColumnVector](runCount)
+  private val fields: Array[GatherVector] = dataType match {
+    case struct: StructType => struct.fields.map(f => new GatherVector(f.dataType, runCount, selection))
+    case _ => Array.empty
+  }
+
+  /** Points this column at each run's column (null for a run without a batch). */
+  def gatherFrom(columns: Int => ColumnVector): Unit = {
+    var r = 0
+    while (r < runCount) { sources(r) = columns(r); r += 1 }
+    fields.indices.foreach(i => fields(i).gatherFrom(r => Option(sources(r)).map(_.getChild(i)).orNull))
+  }
+
+  override def close(): Unit = ()
+  override def hasNull: Boolean = numNulls() > 0
+  override def numNulls(): Int = (0 until selection.size).count(isNullAt)
+
+  override def isNullAt(i: Int): Boolean = sources(runs(i)).isNullAt(rows(i))
+  override def getBoolean(i: Int): Boolean = sources(runs(i)).getBoolean(rows(i))
+  override def getByte(i: Int): Byte = sources(runs(i)).getByte(rows(i))
+  override def getShort(i: Int): Short = sources(runs(i)).getShort(rows(i))
+  override def getInt(i: Int): Int = sources(runs(i)).getInt(rows(i))
+  override def getLong(i: Int): Long = sources(runs(i)).getLong(rows(i))
+  override def getFloat(i: Int): Float = sources(runs(i)).getFloat(rows(i))
+  override def getDouble(i: Int): Double = sources(runs(i)).getDouble(rows(i))
+  override def getArray(i: Int): ColumnarArray = sources(runs(i)).getArray(rows(i))
+  override def getMap(i: Int): ColumnarMap = sources(runs(i)).getMap(rows(i))
+  override def getDecimal(i: Int, precision: Int, scale: Int): Decimal = sources(runs(i)).getDecimal(rows(i), precision, scale)
+  override def getUTF8String(i: Int): UTF8String = sources(runs(i)).getUTF8String(rows(i))
+  override def getBinary(i: Int): Array[Byte] = sources(runs(i)).getBinary(rows(i))
+  override def getChild(ordinal: Int): ColumnVector = fields(ordinal)
+}

@@ -1,0 +1,74 @@
+package paimonspark.spark.read
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.read.PartitionReader
+import org.apache.spark.sql.execution.vectorized.{ColumnVectorUtils, ConstantColumnVector}
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.vectorized.{ColumnarBatch, ColumnVector}
+
+/**
+ * A merge split read as columnar batches for engines whose result is one of the versions merged:
+ * each batch gathers the results in place from the batches of the runs they came from. The runs'
+ * readers refill their batches when they move on, so a batch is handed to Spark before any run
+ * holding one of its rows moves to its next batch, and before a section's files are closed; until
+ * Spark asks for the next batch, the merge does not move.
+ */
+private[read] final class MergedBatchReader(
+    partitionValues: InternalRow,
+    capacity: Int,
+    outputOrdinals: Seq[Int],
+    mergeSchema: StructType,
+    partitionSchema: StructType,
+    sectionsOf: (Int => Boolean) => MergeReaderFactory#MergedSections) extends PartitionReader[ColumnarBatch] {
+
+  private val selection = new Selection(capacity)
+  private var runs: Array[BatchRows] = Array.empty
+  private val sections = sectionsOf(run => selection.size == 0 || !runs(run).atBatchEnd)
+  private val partitionColumns: Seq[ColumnVector] = partitionSchema.indices.map { i =>
+    val column = new ConstantColumnVector(capacity, partitionSchema(i).dataType)
+    ColumnVectorUtils.populate(column, partitionValues, i)
+    column
+  }
+  private var gathered: Array[GatherVector] = Array.empty
+  private var batch: ColumnarBatch = _
+
+  override def next(): Boolean = {
+    selection.size = 0
+    var full = false
+    while (!full && selection.size < capacity) {
+      val merge = sections.merge
+      if (merge != null && merge.hasNext) {
+        merge.next()
+        val run = merge.resultRun
+        if (run < 0) throw new IllegalStateException("a columnar merge read needs an engine that picks one of the versions")
+        selection.add(run, runs(run).rowId)
+      } else if (selection.size > 0 || !openNextSection()) full = true
+    }
+    if (selection.size == 0) false
+    else {
+      gathered.indices.foreach { c =>
+        val o = outputOrdinals(c)
+        gathered(c).gatherFrom(r => if (runs(r).batch == null) null else runs(r).batch.column(o))
+      }
+      batch.setNumRows(selection.size)
+      true
+    }
+  }
+
+  private def openNextSection(): Boolean = sections.nextSection() && {
+    runs = sections.runs.map {
+      case rows: BatchRows => rows
+      case other => throw new IllegalStateException(s"a columnar merge read got ${other.getClass.getName}, not batches")
+    }
+    gathered = outputOrdinals.map(o => new GatherVector(mergeSchema(o).dataType, runs.length, selection)).toArray
+    batch = new ColumnarBatch((gathered ++ partitionColumns).toArray)
+    true
+  }
+
+  override def get(): ColumnarBatch = batch
+
+  override def close(): Unit = {
+    sections.close()
+    partitionColumns.foreach(_.close())
+  }
+}
