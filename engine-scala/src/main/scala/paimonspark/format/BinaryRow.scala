@@ -40,95 +40,17 @@ object BinaryRow {
 
   /** The row bytes without the arity prefix; the input of the bucket hash. */
   def toBytes(types: Seq[DataType], row: InternalRow): Array[Byte] = {
-    val fixed = bitSetWidth(types.size) + 8 * types.size
-    val variable = types.indices.map(i => variableSize(types(i), row, i)).sum
-    val buf = ByteBuffer.allocate(fixed + variable).order(ByteOrder.LITTLE_ENDIAN)
-    var cursor = fixed
-    types.indices.foreach { i =>
-      val slot = bitSetWidth(types.size) + 8 * i
-      val isNull = row.isNullAt(i)
-      if (isNull) {
-        val bit = i + 8
-        buf.put(bit >> 3, (buf.get(bit >> 3) | (1 << (bit & 7))).toByte)
-      }
-      if (isNull && !types(i).isInstanceOf[AtomicType]) ()
-      else atomic(types(i)) match {
-        case (TypeRoot.Decimal, p) if p > 18 =>
-          if (!isNull) {
-            val unscaled = unscaledBytes(row.getDecimal(i, p, types(i).asInstanceOf[AtomicType].scale), types(i))
-            putBytesAt(buf, cursor, unscaled)
-            buf.putLong(slot, (cursor.toLong << 32) | unscaled.length)
-          } else buf.putLong(slot, cursor.toLong << 32)
-          cursor += 16
-        case (TypeRoot.Timestamp | TypeRoot.TimestampLtz, p) if p > 3 =>
-          if (!isNull) {
-            val micros = row.getLong(i)
-            buf.putLong(cursor, Math.floorDiv(micros, 1000L))
-            buf.putLong(slot, (cursor.toLong << 32) | (Math.floorMod(micros, 1000L) * 1000L))
-          } else buf.putLong(slot, cursor.toLong << 32)
-          cursor += 8
-        case _ if isNull => ()
-        case (TypeRoot.Char | TypeRoot.VarChar, _) =>
-          cursor = putVarLength(buf, slot, cursor, row.getUTF8String(i).getBytes)
-        case (TypeRoot.Binary | TypeRoot.VarBinary, _) =>
-          cursor = putVarLength(buf, slot, cursor, row.getBinary(i))
-        case (root, p) => putFixed(buf, slot, root, p, types(i), row, i)
-      }
-    }
-    buf.array()
+    val writer = new BinaryRowWriter(types, types.indices)
+    val length = writer.write(row) // first: a row larger than the buffer gets a new one
+    java.util.Arrays.copyOf(writer.buffer, length)
   }
 
-  private def atomic(t: DataType): (TypeRoot, Int) = t match {
+  private[format] def atomic(t: DataType): (TypeRoot, Int) = t match {
     case a: AtomicType => (a.root, a.precision)
     case other => throw new UnsupportedOperationException(s"type ${other.sql} cannot be stored in a BinaryRow")
   }
 
-  private def variableSize(t: DataType, row: InternalRow, i: Int): Int =
-    if (row.isNullAt(i) && !t.isInstanceOf[AtomicType]) 0 else atomic(t) match {
-    case (TypeRoot.Decimal, p) if p > 18 => 16
-    case (TypeRoot.Timestamp | TypeRoot.TimestampLtz, p) if p > 3 => 8
-    case _ if row.isNullAt(i) => 0
-    case (TypeRoot.Char | TypeRoot.VarChar, _) => varChunk(row.getUTF8String(i).numBytes())
-    case (TypeRoot.Binary | TypeRoot.VarBinary, _) => varChunk(row.getBinary(i).length)
-    case _ => 0
-  }
-
-  private def varChunk(len: Int): Int = if (len <= 7) 0 else (len + 7) / 8 * 8
-
-  private def putBytesAt(buf: ByteBuffer, at: Int, bytes: Array[Byte]): Unit =
-    System.arraycopy(bytes, 0, buf.array(), at, bytes.length)
-
-  private def putVarLength(buf: ByteBuffer, slot: Int, cursor: Int, bytes: Array[Byte]): Int =
-    if (bytes.length <= 7) {
-      putBytesAt(buf, slot, bytes)
-      buf.put(slot + 7, (0x80 | bytes.length).toByte)
-      cursor
-    } else {
-      putBytesAt(buf, cursor, bytes)
-      buf.putLong(slot, (cursor.toLong << 32) | bytes.length)
-      cursor + varChunk(bytes.length)
-    }
-
-  private def putFixed(buf: ByteBuffer, slot: Int, root: TypeRoot, p: Int, t: DataType, row: InternalRow, i: Int): Unit =
-    root match {
-      case TypeRoot.Boolean => buf.put(slot, (if (row.getBoolean(i)) 1 else 0).toByte)
-      case TypeRoot.TinyInt => buf.put(slot, row.getByte(i))
-      case TypeRoot.SmallInt => buf.putShort(slot, row.getShort(i))
-      case TypeRoot.Int | TypeRoot.Date | TypeRoot.Time => buf.putInt(slot, row.getInt(i))
-      case TypeRoot.BigInt => buf.putLong(slot, row.getLong(i))
-      case TypeRoot.Float => buf.putFloat(slot, row.getFloat(i))
-      case TypeRoot.Double => buf.putDouble(slot, row.getDouble(i))
-      case TypeRoot.Decimal =>
-        val s = t.asInstanceOf[AtomicType].scale
-        buf.putLong(slot, scaled(row.getDecimal(i, p, s), s).unscaledValue().longValueExact())
-      case TypeRoot.Timestamp | TypeRoot.TimestampLtz => buf.putLong(slot, Math.floorDiv(row.getLong(i), 1000L))
-      case other => throw new UnsupportedOperationException(s"type ${other.keyword} cannot be stored in a BinaryRow")
-    }
-
-  private def scaled(d: Decimal, scale: Int): JBigDecimal = d.toJavaBigDecimal.setScale(scale)
-
-  private def unscaledBytes(d: Decimal, t: DataType): Array[Byte] =
-    scaled(d, t.asInstanceOf[AtomicType].scale).unscaledValue().toByteArray
+  private[format] def scaled(d: Decimal, scale: Int): JBigDecimal = d.toJavaBigDecimal.setScale(scale)
 
   private def fromBytes(types: Seq[DataType], buf: ByteBuffer): GenericInternalRow = {
     val width = bitSetWidth(types.size)

@@ -1,7 +1,5 @@
 package paimonspark.format
 
-import java.nio.{ByteBuffer, ByteOrder}
-
 /**
  * Paimon's default bucket function: MurmurHash3 (x86, 32-bit) with seed 42 over the bytes of the
  * bucket key's BinaryRow, read as little-endian 4-byte words (`MurmurHashUtils.hashBytesByWords`),
@@ -12,18 +10,21 @@ object BucketHash {
   private val Seed = 42
 
   /** The hash of a BinaryRow's bytes (without the arity prefix); their length is a multiple of 8. */
-  def hash(rowBytes: Array[Byte]): Int = {
-    require(rowBytes.length % 4 == 0, s"a BinaryRow has a length divisible by 4, not ${rowBytes.length}")
-    val words = ByteBuffer.wrap(rowBytes).order(ByteOrder.LITTLE_ENDIAN)
+  def hash(rowBytes: Array[Byte]): Int = hash(rowBytes, rowBytes.length)
+
+  /** The hash of the first `length` bytes of `bytes`, a BinaryRow's. */
+  def hash(bytes: Array[Byte], length: Int): Int = {
+    require(length % 4 == 0, s"a BinaryRow has a length divisible by 4, not $length")
     var h = Seed
     var i = 0
-    while (i < rowBytes.length) {
-      var k = words.getInt(i) * 0xcc9e2d51
+    while (i < length) {
+      val word = (bytes(i) & 0xff) | (bytes(i + 1) & 0xff) << 8 | (bytes(i + 2) & 0xff) << 16 | (bytes(i + 3) & 0xff) << 24
+      var k = word * 0xcc9e2d51
       k = Integer.rotateLeft(k, 15) * 0x1b873593
       h = Integer.rotateLeft(h ^ k, 13) * 5 + 0xe6546b64
       i += 4
     }
-    h ^= rowBytes.length
+    h ^= length
     h ^= h >>> 16
     h *= 0x85ebca6b
     h ^= h >>> 13
@@ -32,5 +33,8 @@ object BucketHash {
   }
 
   /** The bucket of a key among `buckets`, with Java's truncating remainder. */
-  def bucket(rowBytes: Array[Byte], buckets: Int): Int = math.abs(hash(rowBytes) % buckets)
+  def bucket(rowBytes: Array[Byte], buckets: Int): Int = bucketOf(hash(rowBytes), buckets)
+
+  /** The bucket of a key's hash among `buckets`. */
+  def bucketOf(hash: Int, buckets: Int): Int = math.abs(hash % buckets)
 }

@@ -1,24 +1,32 @@
 package paimonspark.format
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.hadoop.conf.Configuration
-import org.apache.parquet.hadoop.{ParquetFileWriter, ParquetWriter}
-import org.apache.parquet.hadoop.api.WriteSupport
+import org.apache.parquet.column.{ColumnWriteStore, ParquetProperties}
+import org.apache.parquet.compression.CompressionCodecFactory
+import org.apache.parquet.hadoop.{CodecFactory, ColumnChunkPageWriteStore, ParquetFileWriter, ParquetWriter}
 import org.apache.parquet.hadoop.metadata.{CompressionCodecName, ParquetMetadata}
-import org.apache.parquet.io.OutputFile
+import org.apache.parquet.io.{ColumnIOFactory, OutputFile}
+import org.apache.parquet.io.api.RecordConsumer
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.parquet.ParquetWriteSupport
 import org.apache.spark.sql.types.StructType
 
 /**
- * Writes one Parquet data file from Spark rows with Spark's own Parquet write support, configured
- * for what Paimon's readers expect: standard (non-legacy) lists, maps and decimals, timestamps as
- * INT64 micros (adjusted to UTC for LTZ columns), and Paimon field ids on every column.
+ * Writes one Parquet data file from Spark rows, laid out as Spark's own Parquet writer lays it out
+ * and configured for what Paimon's readers expect: standard (non-legacy) lists, maps and decimals,
+ * timestamps as INT64 micros, and Paimon field ids on every column (Spark's schema converter).
+ * Rows of flat schemas go straight to the column writers ([[FlatRowWriter]]); nested ones through
+ * Spark's write support and Parquet's record assembly. Row groups are cut as parquet-mr cuts them.
  * `uniqueColumns` hold a distinct value in (nearly) every row, like a key or sequence numbers: a
  * dictionary cannot pay off there, and building one only to drop it costs a hash insert per value.
  */
 final class ParquetDataFile(file: OutputFile, schema: StructType, conf: Configuration, compression: String,
     zstdLevel: Int, uniqueColumns: Seq[String] = Nil) {
-  private val writer: ParquetWriter[InternalRow] = {
+
+  private val support = new ParquetWriteSupport()
+  private val context = {
     val c = new Configuration(conf)
     ParquetWriteSupport.setSchema(schema, c)
     c.set("spark.sql.parquet.writeLegacyFormat", "false")
@@ -26,40 +34,110 @@ final class ParquetDataFile(file: OutputFile, schema: StructType, conf: Configur
     c.set("spark.sql.parquet.fieldId.write.enabled", "true")
     c.set("spark.sql.parquet.variant.annotateLogicalType.enabled", "false")
     c.set("parquet.compression.codec.zstd.level", zstdLevel.toString)
-    val builder = new ParquetDataFile.Builder(file)
-      .withConf(c)
-      .withCompressionCodec(ParquetDataFile.codec(compression))
-      .withWriteMode(ParquetFileWriter.Mode.CREATE)
-    uniqueColumns.foldLeft(builder)(_.withDictionaryEncoding(_, false)).build()
+    (c, support.init(c))
   }
+  private val messageType = context._2.getSchema
+  private val props = uniqueColumns.foldLeft(ParquetProperties.builder())(_.withDictionaryEncoding(_, false)).build()
+  private val codecs = new CodecFactory(context._1, props.getPageSizeThreshold)
+  private val compressor: CompressionCodecFactory.BytesInputCompressor = codecs.getCompressor(ParquetDataFile.codec(compression))
+  private val fileWriter = new ParquetFileWriter(file, messageType, ParquetFileWriter.Mode.CREATE,
+    ParquetWriter.DEFAULT_BLOCK_SIZE, ParquetWriter.MAX_PADDING_SIZE_DEFAULT, null, props)
+  fileWriter.start()
+  private val flat = FlatRowWriter.of(schema, messageType)
+
+  private var pages: ColumnChunkPageWriteStore = _
+  private var columns: ColumnWriteStore = _
+  private var records: RecordConsumer = _
   private var rows = 0L
+  private var rowsInGroup = 0L
+  private var nextSizeCheck = 0L
+  private var closedGroupsSize = 0L
+  private var rowGroupSize = ParquetWriter.DEFAULT_BLOCK_SIZE.toLong
+  startRowGroup()
 
   def write(row: InternalRow): Unit = {
-    writer.write(row)
+    flat match {
+      case Some(writer) => writer.write(row); columns.endRecord()
+      case None => support.write(row) // the record consumer ends the record itself
+    }
     rows += 1
+    rowsInGroup += 1
+    if (rowsInGroup >= nextSizeCheck) checkRowGroupSize()
   }
 
   def rowCount: Long = rows
 
   /** Bytes written plus bytes buffered: what file rolling compares with the target size. */
-  def estimatedSize: Long = writer.getDataSize
+  def estimatedSize: Long = closedGroupsSize + columns.getBufferedSize
 
   /** Closes the file and returns its footer, whose statistics become the file's value stats. */
   def close(): ParquetMetadata = {
-    writer.close()
-    writer.getFooter
+    try {
+      flushRowGroup()
+      val metadata = context._2.getExtraMetaData.asScala.toMap ++ support.finalizeWrite().getExtraMetaData.asScala ++
+        Option(support.getName).map(ParquetWriter.OBJECT_MODEL_NAME_PROP -> _)
+      fileWriter.end(metadata.asJava)
+    } finally {
+      release()
+      codecs.release()
+    }
+    fileWriter.getFooter
   }
 
   /** Closes the writer after a failure; the file is left for cleanup by the caller. */
-  def abort(): Unit = try writer.close() catch { case _: Exception => () }
+  def abort(): Unit = try { fileWriter.abort(); release(); codecs.release() } catch { case _: Exception => () }
+
+  private def startRowGroup(): Unit = {
+    pages = new ColumnChunkPageWriteStore(compressor, messageType, props.getAllocator, props.getColumnIndexTruncateLength,
+      props.getPageWriteChecksumEnabled)
+    columns = props.newColumnWriteStore(messageType, pages, pages)
+    flat match {
+      case Some(writer) => writer.bind(columns)
+      case None =>
+        records = new ColumnIOFactory(false).getColumnIO(messageType).getRecordWriter(columns)
+        support.prepareForWrite(records)
+    }
+    rowsInGroup = 0
+    nextSizeCheck = props.getMinRowCountForPageSizeCheck
+  }
+
+  /** Ends the row group once its buffered size is within two rows of the limit, as parquet-mr does. */
+  private def checkRowGroupSize(): Unit = {
+    val buffered = columns.getBufferedSize
+    val rowSize = buffered / rowsInGroup
+    if (rowsInGroup >= props.getRowGroupRowCountLimit || buffered > rowGroupSize - 2 * rowSize) {
+      flushRowGroup()
+      startRowGroup()
+    } else {
+      val halfway = (rowsInGroup + rowGroupSize / math.max(rowSize, 1)) / 2
+      nextSizeCheck = math.min(math.max(props.getMinRowCountForPageSizeCheck.toLong, halfway),
+        rowsInGroup + props.getMaxRowCountForPageSizeCheck)
+    }
+  }
+
+  private def flushRowGroup(): Unit = {
+    if (records != null) records.flush()
+    if (rowsInGroup > 0) {
+      fileWriter.startBlock(rowsInGroup)
+      columns.flush()
+      pages.flushToFileWriter(fileWriter)
+      fileWriter.endBlock()
+      closedGroupsSize = fileWriter.getPos
+      rowGroupSize = math.min(fileWriter.getNextRowGroupSize, ParquetWriter.DEFAULT_BLOCK_SIZE.toLong)
+    }
+    release()
+  }
+
+  private def release(): Unit = {
+    if (columns != null) columns.close()
+    if (pages != null) pages.close()
+    columns = null
+    pages = null
+    rowsInGroup = 0
+  }
 }
 
 object ParquetDataFile {
-  private final class Builder(file: OutputFile) extends ParquetWriter.Builder[InternalRow, Builder](file) {
-    override def self(): Builder = this
-    override def getWriteSupport(c: Configuration): WriteSupport[InternalRow] = new ParquetWriteSupport()
-  }
-
   def codec(name: String): CompressionCodecName = name.toLowerCase match {
     case "zstd" => CompressionCodecName.ZSTD
     case "snappy" => CompressionCodecName.SNAPPY

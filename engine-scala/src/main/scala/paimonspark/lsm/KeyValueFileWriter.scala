@@ -3,7 +3,7 @@ package paimonspark.lsm
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
 
 import paimonspark.format._
@@ -39,10 +39,11 @@ final class KeyValueFileWriter(
   private val fileSchema = SparkTypes.physical(SparkTypes.toSparkStruct(fileFields, withFieldIds = true))
   private val inputOrdinals = keyIndices.map(_ + 2) ++ Seq(KeyValue.SequenceOrdinal, KeyValue.KindOrdinal) ++
     fields.indices.map(_ + 2)
-  private val toFile = UnsafeProjection.create(inputOrdinals.zip(fileSchema.fields).map { case (i, f) =>
-    BoundReference(i, f.dataType, f.nullable)
+  // A view: Parquet's write support reads each field once, a copy would write each field twice.
+  private val fileRow = ProjectingInternalRow(fileSchema, inputOrdinals)
+  private val toKey = UnsafeProjection.create(keyIndices.zipWithIndex.map { case (k, j) =>
+    BoundReference(k + 2, fileSchema(j).dataType, nullable = false)
   })
-  private val toKey = UnsafeProjection.create(keyIndices.indices.map(i => BoundReference(i, fileSchema(i).dataType, false)))
   // Within one file a key occurs once: a single key column and the sequence numbers are unique.
   private val uniqueColumns = KeyValueFields.SequenceNumber.name +:
     (if (keyFields.size == 1) Seq(fileFields.head.name, keyFields.head.name) else Nil)
@@ -61,9 +62,9 @@ final class KeyValueFileWriter(
 
   def write(kv: InternalRow): Unit = {
     if (file == null) open()
-    val row = toFile(kv)
-    file.write(row)
-    val key = toKey(row)
+    fileRow.project(kv)
+    file.write(fileRow)
+    val key = toKey(kv)
     if (minKey == null) minKey = BinaryRow.serialize(keyTypes, key)
     lastKey.copyFrom(key)
     val sequence = kv.getLong(KeyValue.SequenceOrdinal)

@@ -2,12 +2,11 @@ package paimonspark.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
 import org.apache.spark.sql.connector.catalog.{FunctionCatalog, Identifier}
 import org.apache.spark.sql.connector.catalog.functions.{BoundFunction, ScalarFunction, UnboundFunction}
 import org.apache.spark.sql.types.{DataType, IntegerType, StructType}
 
-import paimonspark.format.{BinaryRow, BucketHash, SparkTypes}
+import paimonspark.format.{BinaryRowWriter, BucketHash, SparkTypes}
 
 /**
  * Paimon's bucket function as a Spark function, `paimon_bucket(buckets, key columns...)`: writes to
@@ -31,15 +30,17 @@ object BucketFunction extends UnboundFunction {
 
   final class Bound(types: Array[DataType]) extends ScalarFunction[Integer] {
     private val keyTypes = types.toSeq.tail.zipWithIndex.map { case (t, i) => SparkTypes.toPaimon(t, s"_${i + 1}", () => 0) }
-    @transient private lazy val toKey = UnsafeProjection.create(types.indices.tail.map(i => BoundReference(i, types(i), true)))
+    @transient private lazy val key = new BinaryRowWriter(keyTypes, types.indices.tail)
 
     override def inputTypes(): Array[DataType] = types
     override def resultType(): DataType = IntegerType
     override def name(): String = Name
     override def canonicalName(): String = s"paimon.$Name(${keyTypes.map(_.sql).mkString(", ")})"
     override def isResultNullable: Boolean = false
-    override def produceResult(input: InternalRow): Integer =
-      BucketHash.bucket(BinaryRow.toBytes(keyTypes, toKey(input)), input.getInt(0))
+    override def produceResult(input: InternalRow): Integer = {
+      val length = key.write(input)
+      BucketHash.bucketOf(BucketHash.hash(key.buffer, length), input.getInt(0))
+    }
   }
 }
 

@@ -61,6 +61,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
 
   private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
   private val toPartition = UnsafeProjection.create(schema.partitionKeys.map(buffered))
+  private val partitioned = schema.partitionKeys.nonEmpty
   private val trimmedKeyIndices = layout.trimmedKeys.map(column)
   private val settings = table.dataFileSettings
   private val writeBufferSize = options.writeBufferSize
@@ -160,7 +161,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
       written ++= writer.finish().map(ManifestEntry(FileKind.Add, partitionBytes, bucket, layout.buckets, _))
     }
     merged.foreach { kv =>
-      val p = toPartition(kv)
+      val p = if (partitioned || partition == null) toPartition(kv) else partition
       if (writer == null || kv.getInt(bucketOrdinal) != bucket || p != partition) {
         closeWriter()
         bucket = kv.getInt(bucketOrdinal)

@@ -48,16 +48,16 @@ final class RowBucketer(table: FileStoreTable, bucketing: Bucketing) {
     BoundReference(i, columns(i).dataType, nullable = true)
   })
   private val hashedKey = if (bucketing.isInstanceOf[Bucketing.Fixed]) layout.bucketKeys else layout.trimmedKeys
-  private val hashedTypes = hashedKey.map(k => schema.field(k).dataType)
-  private val toHashed = projection(hashedKey)
+  private val hashed = new BinaryRowWriter(hashedKey.map(k => schema.field(k).dataType), hashedKey.map(schema.fieldNames.indexOf))
   private val toPartition = projection(schema.partitionKeys)
   private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
   private val assigners = mutable.HashMap.empty[(UnsafeRow, Int), (Array[Byte], DynamicBucketAssigner)]
 
   def bucketOf(row: InternalRow): Int = {
-    val hash = BucketHash.hash(BinaryRow.toBytes(hashedTypes, toHashed(row)))
+    val length = hashed.write(row)
+    val hash = BucketHash.hash(hashed.buffer, length)
     bucketing match {
-      case Bucketing.Fixed(n) => math.abs(hash % n)
+      case Bucketing.Fixed(n) => BucketHash.bucketOf(hash, n)
       case d: Bucketing.Dynamic =>
         val assignId = DynamicBucketAssigner.assignerOf(hash, d.assigners)
         val partition = toPartition(row)

@@ -88,4 +88,18 @@ class BinaryRowSuite extends AnyFunSuite {
     val back = BinaryRow.deserialize(types, BinaryRow.serialize(types, row(values: _*)))
     assert(back.isNullAt(59) && back.getInt(58) == 58)
   }
+
+  test("one writer reused for rows of every size writes what a fresh one writes") {
+    val types = Seq(DataTypes.string, DataTypes.bigint, DataTypes.string)
+    val reused = new BinaryRowWriter(types, types.indices)
+    // The long row outgrows the writer's first buffer; the short ones after it must not keep its tail.
+    val rows = Seq(row(UTF8String.fromString("a" * 100), 7L, null), row(UTF8String.fromString("b"), null, UTF8String.fromString("c" * 9)),
+      row(null, 1L, UTF8String.fromString("short")))
+    rows.foreach { r =>
+      val n = reused.write(r)
+      assert(show(reused.buffer.take(n)) == show(BinaryRow.toBytes(types, r)))
+      assert(BinaryRow.deserialize(types, BinaryRow.serialize(types, r)) == r)
+    }
+    assert(BinaryRow.toBytes(types, rows.head).length == 8 + 8 * 3 + 104)
+  }
 }
