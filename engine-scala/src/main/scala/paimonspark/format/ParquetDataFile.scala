@@ -25,8 +25,7 @@ import org.apache.spark.sql.types.StructType
 final class ParquetDataFile(file: OutputFile, schema: StructType, conf: Configuration, compression: String,
     zstdLevel: Int, uniqueColumns: Seq[String] = Nil) {
 
-  private val support = new ParquetWriteSupport()
-  private val context = {
+  private val writeConf = {
     val c = new Configuration(conf)
     ParquetWriteSupport.setSchema(schema, c)
     c.set("spark.sql.parquet.writeLegacyFormat", "false")
@@ -34,11 +33,14 @@ final class ParquetDataFile(file: OutputFile, schema: StructType, conf: Configur
     c.set("spark.sql.parquet.fieldId.write.enabled", "true")
     c.set("spark.sql.parquet.variant.annotateLogicalType.enabled", "false")
     c.set("parquet.compression.codec.zstd.level", zstdLevel.toString)
-    (c, support.init(c))
+    c
   }
-  private val messageType = context._2.getSchema
+  // Spark's write support converts the schema (and writes nested rows): the file is laid out as Spark lays it out.
+  private val support = new ParquetWriteSupport()
+  private val writeContext = support.init(writeConf)
+  private val messageType = writeContext.getSchema
   private val props = uniqueColumns.foldLeft(ParquetProperties.builder())(_.withDictionaryEncoding(_, false)).build()
-  private val codecs = new CodecFactory(context._1, props.getPageSizeThreshold)
+  private val codecs = new CodecFactory(writeConf, props.getPageSizeThreshold)
   private val compressor: CompressionCodecFactory.BytesInputCompressor = codecs.getCompressor(ParquetDataFile.codec(compression))
   private val fileWriter = new ParquetFileWriter(file, messageType, ParquetFileWriter.Mode.CREATE,
     ParquetWriter.DEFAULT_BLOCK_SIZE, ParquetWriter.MAX_PADDING_SIZE_DEFAULT, null, props)
@@ -74,7 +76,7 @@ final class ParquetDataFile(file: OutputFile, schema: StructType, conf: Configur
   def close(): ParquetMetadata = {
     try {
       flushRowGroup()
-      val metadata = context._2.getExtraMetaData.asScala.toMap ++ support.finalizeWrite().getExtraMetaData.asScala ++
+      val metadata = writeContext.getExtraMetaData.asScala.toMap ++ support.finalizeWrite().getExtraMetaData.asScala ++
         Option(support.getName).map(ParquetWriter.OBJECT_MODEL_NAME_PROP -> _)
       fileWriter.end(metadata.asJava)
     } finally {

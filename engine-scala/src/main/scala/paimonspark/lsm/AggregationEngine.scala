@@ -29,9 +29,9 @@ final class AggregationEngine(schema: StructType, aggregators: Map[Int, Aggregat
     }
   }
 
-  override def result(): Option[InternalRow] = Option(merged).map { values =>
+  override def result(): InternalRow = if (merged == null) null else {
     // first_value keeps Some(v) while folding, to tell "null seen first" from "nothing seen".
-    val out = values.map { case Some(v) => v; case v => v }
+    val out = merged.map { case Some(v) => v; case v => v }
     // The newest kind is the row's kind; an aggregated row is never dropped for it.
     out(KeyValue.KindOrdinal) = KeyValue.Insert
     new GenericInternalRow(out)

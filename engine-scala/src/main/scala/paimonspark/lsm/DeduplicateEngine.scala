@@ -14,5 +14,5 @@ final class DeduplicateEngine(ignoreDelete: Boolean) extends MergeEngine {
   override def add(row: InternalRow): Unit =
     if (!(ignoreDelete && KeyValue.isRetract(row))) latest = row
 
-  override def result(): Option[InternalRow] = Option(latest)
+  override def result(): InternalRow = latest
 }

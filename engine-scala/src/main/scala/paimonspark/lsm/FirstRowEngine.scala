@@ -22,5 +22,5 @@ final class FirstRowEngine(ignoreDelete: Boolean) extends MergeEngine {
       }
     } else if (first == null) first = row
 
-  override def result(): Option[InternalRow] = Option(first)
+  override def result(): InternalRow = first
 }

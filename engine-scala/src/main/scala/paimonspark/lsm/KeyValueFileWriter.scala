@@ -39,7 +39,7 @@ final class KeyValueFileWriter(
   private val fileSchema = SparkTypes.physical(SparkTypes.toSparkStruct(fileFields, withFieldIds = true))
   private val inputOrdinals = keyIndices.map(_ + 2) ++ Seq(KeyValue.SequenceOrdinal, KeyValue.KindOrdinal) ++
     fields.indices.map(_ + 2)
-  // A view: Parquet's write support reads each field once, a copy would write each field twice.
+  // A view: the file writer reads each field once, so a copy would only write every field twice.
   private val fileRow = ProjectingInternalRow(fileSchema, inputOrdinals)
   private val toKey = UnsafeProjection.create(keyIndices.zipWithIndex.map { case (k, j) =>
     BoundReference(k + 2, fileSchema(j).dataType, nullable = false)

@@ -66,10 +66,11 @@ final class PartialUpdateEngine(schema: StructType, valueOrdinals: Seq[Int], ign
     }
   }
 
-  override def result(): Option[InternalRow] =
-    if (deletion != null) Some(deletion)
-    else Option(merged).map { m =>
-      val out = m.clone()
+  override def result(): InternalRow =
+    if (deletion != null) deletion
+    else if (merged == null) null
+    else {
+      val out = merged.clone()
       out(KeyValue.KindOrdinal) = if (sawInsert) KeyValue.Insert else KeyValue.Delete
       new GenericInternalRow(out)
     }

@@ -99,8 +99,8 @@ final class SortedRunMerge(
 
   sources.indices.foreach(advance(_, mayHold = false))
 
-  private def emit(result: Option[InternalRow]): Unit = {
-    pending = result.orNull
+  private def emit(result: InternalRow): Unit = {
+    pending = result
     if (dropRetractions && pending != null && KeyValue.isRetract(pending)) pending = null
   }
 
