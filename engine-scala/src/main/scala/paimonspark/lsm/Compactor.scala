@@ -41,7 +41,8 @@ final class Compactor(
     }
     val runs = SortedRun.of(unit.files).map(run => rows(if (run.level == 0) run.files else keyRanges.byMinKey(run.files)))
     val engine = spec.create(rowSchema, (keyIndices ++ partitionIndices).map(_ + 2))
-    val merged = new SortedRunMerge(runs, keyOrdering, engine, spec.versionOrdering(rowSchema), dropRetractions)
+    val merged = new SortedRunMerge(runs, keyOrdering, engine, spec.versionOrdering(rowSchema), dropRetractions,
+      integralKey = IntegralKey.of(rowSchema, keyIndices.map(_ + 2)))
     val writer = new KeyValueFileWriter(settings, bucketDir, fields, keyIndices, unit.outputLevel, FileSource.Compact)
     try {
       merged.foreach(writer.write)

@@ -1,6 +1,7 @@
 package paimonspark.lsm
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.types._
 
 /**
  * A k-way merge of sorted runs that hands each key's versions, oldest first, to a merge engine and
@@ -26,7 +27,8 @@ final class SortedRunMerge(
     versionOrdering: Ordering[InternalRow] = KeyValue.bySequence,
     dropRetractions: Boolean = true,
     uniqueKeys: Boolean = true,
-    mayAdvance: Int => Boolean = _ => true) extends Iterator[InternalRow] {
+    mayAdvance: Int => Boolean = _ => true,
+    integralKey: Option[IntegralKey] = None) extends Iterator[InternalRow] {
 
   require(uniqueKeys || runs.size == 1, "only a single run may hold several versions of a key")
 
@@ -52,10 +54,21 @@ final class SortedRunMerge(
    */
   def resultRun: Int = pendingRun
 
-  private def precedes(a: Int, b: Int): Boolean = {
-    val byKey = keyOrdering.compare(heads(a), heads(b))
-    (if (byKey != 0) byKey else versionOrdering.compare(heads(a), heads(b))) < 0
-  }
+  // A key of one integral column, versions ordered by sequence number: both read once per row into
+  // arrays, so the heap compares numbers instead of calling the orderings on two rows.
+  private val numeric = integralKey.filter(_ => uniqueKeys && (versionOrdering eq KeyValue.bySequence)).orNull
+  private val keys = new Array[Long](sources.length)
+  private val sequences = new Array[Long](sources.length)
+
+  private def precedes(a: Int, b: Int): Boolean =
+    if (numeric != null) keys(a) < keys(b) || keys(a) == keys(b) && sequences(a) < sequences(b)
+    else {
+      val byKey = keyOrdering.compare(heads(a), heads(b))
+      (if (byKey != 0) byKey else versionOrdering.compare(heads(a), heads(b))) < 0
+    }
+
+  private def sameKey(a: Int, b: Int): Boolean =
+    if (numeric != null) keys(a) == keys(b) else keyOrdering.compare(heads(a), heads(b)) == 0
 
   private def push(run: Int): Unit = {
     var i = heapSize
@@ -93,6 +106,10 @@ final class SortedRunMerge(
 
   private def advance(run: Int, mayHold: Boolean): Unit = if (sources(run).hasNext) {
     heads(run) = sources(run).next()
+    if (numeric != null) {
+      keys(run) = numeric.of(heads(run))
+      sequences(run) = KeyValue.sequence(heads(run))
+    }
     if (mayHold && (heapSize == 0 || precedes(run, heap(0)))) held = run
     else if (!versionsInOneRun) push(run)
   } else heads(run) = null
@@ -137,7 +154,7 @@ final class SortedRunMerge(
     used(0) = first
     usedCount = 1
     engine.add(heads(first))
-    while (heapSize > 0 && keyOrdering.compare(heads(heap(0)), heads(first)) == 0) {
+    while (heapSize > 0 && sameKey(heap(0), first)) {
       val same = pop()
       used(usedCount) = same
       usedCount += 1
@@ -160,5 +177,21 @@ final class SortedRunMerge(
     val row = pending
     pending = null
     row
+  }
+}
+
+/** A key made of one integral column (at `ordinal` of the merged rows), whose order is its number's. */
+final case class IntegralKey(ordinal: Int, wide: Boolean) {
+  def of(row: InternalRow): Long = if (wide) row.getLong(ordinal) else row.getInt(ordinal).toLong
+}
+
+object IntegralKey {
+  def of(schema: StructType, keyOrdinals: Seq[Int]): Option[IntegralKey] = keyOrdinals match {
+    case Seq(i) => schema(i).dataType match {
+      case LongType | TimestampType | TimestampNTZType => Some(IntegralKey(i, wide = true))
+      case IntegerType | DateType => Some(IntegralKey(i, wide = false))
+      case _ => None
+    }
+    case _ => None
   }
 }

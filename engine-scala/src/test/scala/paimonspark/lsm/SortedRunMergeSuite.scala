@@ -68,4 +68,23 @@ class SortedRunMergeSuite extends AnyFunSuite {
     assert(merge(Seq(Nil, Seq(kv(1, Insert, 7, "x")), Nil)) == Seq(7 -> "x"))
     assert(merge(Nil) == Nil)
   }
+
+  test("a numeric key merges as the row orderings do, and as a map of newest versions says") {
+    val rng = new scala.util.Random(5)
+    (1 to 50).foreach { _ =>
+      val sequences = rng.shuffle((1 to 500).toList).iterator
+      val runs = Seq.fill(1 + rng.nextInt(5)) {
+        rng.shuffle((-40 to 40).toList).take(rng.nextInt(60)).sorted.map { k =>
+          kv(sequences.next().toLong, if (rng.nextInt(5) == 0) Delete else Insert, k, s"v$k")
+        }
+      }
+      val newest = runs.flatten.groupBy(_.getInt(2)).values.map(_.maxBy(KeyValue.sequence)).toSeq
+      val expected = newest.filterNot(KeyValue.isRetract).map(r => (r.getInt(2), KeyValue.sequence(r))).sortBy(_._1)
+      Seq(None, Some(IntegralKey(2, wide = false))).foreach { key =>
+        val merged = new SortedRunMerge(runs.map(_.iterator), byKey, new DeduplicateEngine(false), integralKey = key)
+          .map(r => (r.getInt(2), KeyValue.sequence(r))).toSeq
+        assert(merged == expected, s"integral key $key")
+      }
+    }
+  }
 }

@@ -9,7 +9,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import paimonspark.format.DataFileReader
-import paimonspark.lsm.{MergeEngineSpec, SortedRunMerge}
+import paimonspark.lsm.{IntegralKey, MergeEngineSpec, SortedRunMerge}
 
 /**
  * Reads one [[MergeSplit]], section by section: every file is a key-sorted run, the runs are
@@ -83,7 +83,8 @@ final class MergeReaderFactory(
     def nextSection(): Boolean = remaining.hasNext && {
       close()
       open = remaining.next().map { case (path, size) => files.open(new Path(path), size) }
-      merge = new SortedRunMerge(open.toSeq, ordering, mergeEngine, versions, mayAdvance = mayAdvance)
+      merge = new SortedRunMerge(open.toSeq, ordering, mergeEngine, versions, mayAdvance = mayAdvance,
+        integralKey = IntegralKey.of(mergeSchema, keyOrdinals))
       true
     }
 
