@@ -92,6 +92,41 @@ def test_compaction_of_chosen_partitions_from_python(spark, oracle, warehouse):
     assert len(rows(spark.table("paimon.default.chosen"))) == 40
 
 
+def live_files(oracle, name):
+    """{file name: level} of the live data files, as pypaimon plans them."""
+    splits = oracle.get_table(f"default.{name}").new_read_builder().new_scan().plan().splits()
+    return {f.file_name: f.level for s in splits for f in s.files}
+
+
+def test_large_files_that_overlap_nothing_move_up_without_being_rewritten(spark, oracle, warehouse):
+    # Files roll every 1,024 rows at this target size, and every such file is large (>= 0.7 kb).
+    spark.sql("CREATE TABLE paimon.default.moved (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', "
+              "'bucket' = '1', 'write-only' = 'true', 'target-file-size' = '1 kb')")
+    spark.sql("INSERT INTO paimon.default.moved SELECT CAST(id AS INT), 'a' FROM range(0, 2048)")
+    spark.sql("INSERT INTO paimon.default.moved SELECT CAST(id AS INT), 'b' FROM range(5000, 6024)")
+    before = live_files(oracle, "moved")
+    assert sorted(before.values()) == [0, 0, 0]
+    PaimonTable(spark, "paimon.default.moved").compact(full=True)
+    assert commit_kinds(warehouse, "moved")[-1] == "COMPACT"
+    # The same three files, now at the top level: nothing was rewritten.
+    assert live_files(oracle, "moved") == {name: 5 for name in before}
+    expected = [(i, "a") for i in range(2048)] + [(i, "b") for i in range(5000, 6024)]
+    assert rows(spark.table("paimon.default.moved")) == expected
+    assert oracle_rows(oracle, "moved") == expected
+
+    # New keys across both files of the first write: those two are merged with them, the third
+    # file, already at the top level and overlapping nothing, stays as it is.
+    spark.sql("INSERT INTO paimon.default.moved SELECT CAST(id AS INT), 'c' FROM range(1000, 1100)")
+    PaimonTable(spark, "paimon.default.moved").compact(full=True)
+    after = live_files(oracle, "moved")
+    kept = [n for n in before if n in after]
+    assert len(kept) == 1 and after[kept[0]] == 5
+    assert set(after.values()) == {5} and len(after) > 1
+    expected = [(i, "c" if 1000 <= i < 1100 else v) for i, v in expected]
+    assert rows(spark.table("paimon.default.moved")) == expected
+    assert oracle_rows(oracle, "moved") == expected
+
+
 def test_compaction_keeps_merge_engine_semantics(spark, oracle):
     spark.sql("CREATE TABLE paimon.default.sums (id INT, total BIGINT, name STRING) TBLPROPERTIES "
               "('primary-key' = 'id', 'bucket' = '1', 'merge-engine' = 'aggregation', "

@@ -41,9 +41,6 @@ final case class AppendCompactPicker(targetFileSize: Long, smallFileSize: Long, 
 
 object AppendCompactPicker {
   /** The picker as a table's options configure it. */
-  def of(options: TableOptions): AppendCompactPicker = {
-    val target = options.targetFileSize
-    AppendCompactPicker(target, (target * options.compactionSmallFileRatio).toLong, options.splitOpenFileCost,
-      options.compactionMinFileNum)
-  }
+  def of(options: TableOptions): AppendCompactPicker = AppendCompactPicker(options.targetFileSize(primaryKey = false),
+    options.compactionFileSize(primaryKey = false), options.splitOpenFileCost, options.compactionMinFileNum)
 }

@@ -27,7 +27,7 @@ final class AppendWriter(table: FileStoreTable, fileSource: Int = FileSource.App
       BoundReference(i, fileSchema(i).dataType, nullable = true)
     }))
   private val namer = new FileNamer(options.dataFilePrefix, ".parquet")
-  private val targetSize = options.targetFileSize
+  private val targetSize = options.targetFileSize(primaryKey = false)
   private val written = ArrayBuffer.empty[ManifestEntry]
   private val paths = ArrayBuffer.empty[Path]
 

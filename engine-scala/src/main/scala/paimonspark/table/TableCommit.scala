@@ -58,7 +58,8 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
    * [[CommitConflictException]], and commits nothing, when another commit removed one of the
    * compacted files (a concurrent compaction of the same bucket) or when the result would have
    * overlapping key ranges within a level above 0. The `added` files are the compaction's own, so
-   * a failed commit deletes them: nothing else could ever reference them.
+   * a failed commit deletes them (nothing else could ever reference them), except files that were
+   * only moved to another level: those are still live at their old one.
    */
   def compact(compacted: Seq[ManifestEntry], added: Seq[ManifestEntry]): Option[Long] = {
     if (compacted.isEmpty) return None
@@ -74,7 +75,9 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
     })
     catch {
       case e: Throwable =>
-        added.foreach(a => table.io.delete(table.dataFilePath(a.partition, a.bucket, a.file), recursive = false))
+        val moved = compacted.map(_.file.fileName).toSet
+        added.filterNot(a => moved(a.file.fileName))
+          .foreach(a => table.io.delete(table.dataFilePath(a.partition, a.bucket, a.file), recursive = false))
         throw e
     }
   }

@@ -1,22 +1,21 @@
 package paimonspark.table
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.format.{DataFileReader, FileKind, ManifestEntry}
+import paimonspark.format.{DataFileMeta, DataFileReader, FileKind, ManifestEntry}
 import paimonspark.lsm.{CompactUnit, Compactor, MergeEngineSpec, SortedRun}
 
 /** One bucket's compaction: what to merge, into which level, and whether retractions may go. */
 final case class CompactTask(partition: Array[Byte], bucket: Int, totalBuckets: Int, unit: CompactUnit,
-    dropRetractions: Boolean) {
-  def replaced: Seq[ManifestEntry] = unit.files.map(ManifestEntry(FileKind.Delete, partition, bucket, totalBuckets, _))
-}
+    dropRetractions: Boolean)
 
-/** What one task wrote for a [[CompactTask]]. */
-final case class CompactResult(task: CompactTask, added: Seq[ManifestEntry])
+/** What one task changed for a [[CompactTask]]: the entries its bucket loses, and those it gains. */
+final case class CompactResult(task: CompactTask, removed: Seq[ManifestEntry], added: Seq[ManifestEntry])
 
 /**
  * Compaction of a primary-key table in three steps: the driver plans a task per bucket from the
  * latest snapshot (Paimon's universal picker, or everything for a full compaction), executors run
- * them, the driver commits all results as one COMPACT snapshot.
+ * them (rewriting or only moving up files, see [[paimonspark.lsm.CompactSteps]]), the driver commits
+ * all results as one COMPACT snapshot.
  */
 object TableCompaction {
 
@@ -49,14 +48,18 @@ object TableCompaction {
   def run(table: FileStoreTable, task: CompactTask, reader: DataFileReader): CompactResult = {
     val schema = table.schema
     val layout = KeyLayout.of(table.location.toString, schema)
+    val options = table.options
     val compactor = new Compactor(table.dataFileSettings, schema.fields, layout.trimmedKeys.map(schema.fieldNames.indexOf(_)),
-      schema.partitionKeys.map(schema.fieldNames.indexOf(_)), MergeEngineSpec.of(table.location.toString, schema), reader)
+      schema.partitionKeys.map(schema.fieldNames.indexOf(_)), MergeEngineSpec.of(table.location.toString, schema), reader,
+      maxLevel = options.numLevels - 1, minFileSize = options.compactionFileSize(primaryKey = true))
     val dir = table.paths.bucketDir(table.partitionPath(task.partition), task.bucket)
-    val files = compactor.compact(dir, task.unit, task.dropRetractions)
-    CompactResult(task, files.map(ManifestEntry(FileKind.Add, task.partition, task.bucket, task.totalBuckets, _)))
+    val outcome = compactor.compact(dir, task.unit, task.dropRetractions)
+    def entries(kind: Int, files: Seq[DataFileMeta]) =
+      files.map(ManifestEntry(kind, task.partition, task.bucket, task.totalBuckets, _))
+    CompactResult(task, entries(FileKind.Delete, outcome.removed), entries(FileKind.Add, outcome.added))
   }
 
   /** Commits the results as one COMPACT snapshot; on a conflict the new files are deleted again. */
   def commit(table: FileStoreTable, commitUser: String, results: Seq[CompactResult]): Option[Long] =
-    table.newCommit(commitUser).compact(results.flatMap(_.task.replaced), results.flatMap(_.added))
+    table.newCommit(commitUser).compact(results.flatMap(_.removed), results.flatMap(_.added))
 }

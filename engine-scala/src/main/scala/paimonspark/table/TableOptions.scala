@@ -17,7 +17,11 @@ final case class TableOptions(raw: Map[String, String]) {
   def fileFormat: String = get(FileFormat).getOrElse("parquet").toLowerCase
   def fileCompression: String = get(FileCompression).getOrElse("zstd").toLowerCase
   def zstdLevel: Int = get(ZstdLevel).map(_.trim.toInt).getOrElse(1)
-  def targetFileSize: Long = get(TargetFileSize).map(MemorySize.parse(TargetFileSize, _)).getOrElse(256L << 20)
+  /** Paimon's default differs by table kind: 128 mb with a primary key, 256 mb without. */
+  def targetFileSize(primaryKey: Boolean): Long =
+    get(TargetFileSize).map(MemorySize.parse(TargetFileSize, _)).getOrElse(if (primaryKey) 128L << 20 else 256L << 20)
+  /** Files below this size are small: compaction rewrites them rather than leaving or moving them as they are. */
+  def compactionFileSize(primaryKey: Boolean): Long = (targetFileSize(primaryKey) * compactionSmallFileRatio).toLong
   def manifestTargetFileSize: Long =
     get(ManifestTargetFileSize).map(MemorySize.parse(ManifestTargetFileSize, _)).getOrElse(8L << 20)
   def manifestMergeMinCount: Int = get(ManifestMergeMinCount).map(_.trim.toInt).getOrElse(30)

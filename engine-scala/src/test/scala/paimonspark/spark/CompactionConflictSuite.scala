@@ -59,6 +59,23 @@ class CompactionConflictSuite extends AnyFunSuite with BeforeAndAfterAll {
     first.flatMap(_.added).foreach(e => assert(table.io.exists(table.dataFilePath(e.partition, e.bucket, e.file))))
   }
 
+  test("a losing compaction that only moved a file up leaves that file in place") {
+    spark.sql("CREATE TABLE paimon.default.moved (id INT, v STRING) TBLPROPERTIES " +
+      "('primary-key' = 'id', 'bucket' = '1', 'write-only' = 'true')")
+    spark.sql("INSERT INTO paimon.default.moved VALUES (1, 'a'), (2, 'b')")
+    val table = load("moved")
+    val reader = ParquetFileReader.forCompaction(table)
+    val first = TableCompaction.plan(table, None, full = true).map(TableCompaction.run(table, _, reader))
+    val second = TableCompaction.plan(table, None, full = true).map(TableCompaction.run(table, _, reader))
+    // One level-0 file overlapping nothing: both compactions move it to the top level, same name.
+    assert(first.flatMap(_.added).map(_.file.fileName) == first.flatMap(_.removed).map(_.file.fileName))
+    assert(first.flatMap(_.added).map(_.file.level) == Seq(5))
+    TableCompaction.commit(table, "first", first)
+    intercept[CommitConflictException](TableCompaction.commit(table, "second", second))
+    second.flatMap(_.added).foreach(e => assert(table.io.exists(table.dataFilePath(e.partition, e.bucket, e.file))))
+    assert(contents("moved") == Seq((1, "a"), (2, "b")))
+  }
+
   test("an append committed while a compaction runs does not conflict with it") {
     val table = writeRuns("appended", 3)
     val reader = ParquetFileReader.forCompaction(table)
