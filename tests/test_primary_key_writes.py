@@ -251,6 +251,24 @@ def test_sequence_groups_update_columns_together(spark):
     assert rows(spark.sql("SELECT id, stock FROM paimon.default.grouped")) == [(1, 7), (2, 5)]
 
 
+def test_sequence_groups_aggregate_their_columns(spark):
+    spark.sql("CREATE TABLE paimon.default.grouped_agg (id INT, ts BIGINT, clicks BIGINT, pages STRING, name STRING) "
+              "TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', 'merge-engine' = 'partial-update', "
+              "'write-only' = 'true', 'fields.ts.sequence-group' = 'clicks,pages', "
+              "'fields.clicks.aggregate-function' = 'sum', 'fields.pages.aggregate-function' = 'listagg', "
+              "'fields.pages.distinct' = 'true')")
+    spark.sql("INSERT INTO paimon.default.grouped_agg VALUES (1, 10, 3, 'home,cart', 'ann'), (2, 1, 1, 'home', NULL)")
+    # Key 1 arrives out of order (ts 5 < 10): still summed, its pages go first; name takes the newest non-null.
+    spark.sql("INSERT INTO paimon.default.grouped_agg VALUES (1, 5, 2, 'search,home', NULL), (2, 4, 1, 'home', 'bo')")
+    expected = [(1, 10, 5, "search,home,cart", "ann"), (2, 4, 2, "home", "bo")]
+    assert rows(spark.table("paimon.default.grouped_agg")) == expected
+    spark.sql("CALL paimon.sys.compact(table => 'default.grouped_agg')")
+    assert rows(spark.table("paimon.default.grouped_agg")) == expected
+    with pytest.raises(InvalidOptionError, match="fields.clicks.aggregate-function"):
+        spark.sql("CREATE TABLE paimon.default.ungrouped_agg (id INT, clicks BIGINT) TBLPROPERTIES "
+                  "('primary-key' = 'id', 'merge-engine' = 'partial-update', 'fields.clicks.aggregate-function' = 'sum')")
+
+
 def test_collection_aggregates(spark, oracle):
     spark.sql("CREATE TABLE paimon.default.bags (id INT, tags ARRAY<STRING>, attrs MAP<STRING, INT>, names STRING) "
               "TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', 'merge-engine' = 'aggregation', "

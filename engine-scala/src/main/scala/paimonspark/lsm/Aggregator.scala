@@ -13,6 +13,11 @@ import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
  */
 sealed abstract class Aggregator(val name: String) extends Serializable {
   def add(acc: Any, value: Any): Any
+  /**
+   * Folds in a value older than the accumulator, which partial-update sequence groups meet when a
+   * version arrives out of order: as Paimon, the older value goes first (`add(value, acc)`).
+   */
+  def addOlder(acc: Any, value: Any): Any = add(value, acc)
   def retract(acc: Any, value: Any): Any = throw new UnsupportedFeatureException(s"aggregate function '$name' cannot " +
     "take back a retracted value (-U/-D); set 'fields.<column>.ignore-retract' = 'true' to skip retractions instead")
 }
@@ -51,8 +56,7 @@ object Aggregator {
         (a.asInstanceOf[Boolean] || v.asInstanceOf[Boolean]))
       case "listagg" =>
         if (t != StringType) fail("a string column")
-        if (distinct) throw new UnsupportedFeatureException(s"fields.$column.distinct for listagg is not supported yet")
-        new ListAgg(UTF8String.fromString(options.getOrElse("list-agg-delimiter", ",")))
+        new ListAgg(UTF8String.fromString(options.getOrElse("list-agg-delimiter", ",")), distinct)
       case "collect" => t match {
         case a: ArrayType => new Collect(a.elementType, distinct)
         case _ => fail("an ARRAY column")
@@ -69,14 +73,32 @@ object Aggregator {
 
   private final class IgnoreRetract(inner: Aggregator) extends Aggregator(inner.name) {
     override def add(acc: Any, value: Any): Any = inner.add(acc, value)
+    override def addOlder(acc: Any, value: Any): Any = inner.addOlder(acc, value)
     override def retract(acc: Any, value: Any): Any = acc
   }
 
-  /** Non-null strings joined by the delimiter, oldest first; empty strings are kept, as Paimon 1.x keeps them. */
-  private final class ListAgg(delimiter: UTF8String) extends Aggregator("listagg") {
-    override def add(acc: Any, value: Any): Any =
-      if (acc == null) value else if (value == null) acc
-      else UTF8String.concat(acc.asInstanceOf[UTF8String], delimiter, value.asInstanceOf[UTF8String])
+  /**
+   * Strings joined by the delimiter, oldest first, skipping nulls and empty strings (Paimon 1.4).
+   * With `distinct`, the newer value is cut at the delimiter and only pieces the accumulator does
+   * not hold yet (and not empty) are appended; the accumulator itself is kept as it is.
+   */
+  private final class ListAgg(delimiter: UTF8String, distinct: Boolean) extends Aggregator("listagg") {
+    private val separator = java.util.regex.Pattern.quote(delimiter.toString)
+    private def pieces(s: UTF8String): Array[String] = s.toString.split(separator, -1)
+    override def add(acc: Any, value: Any): Any = (acc, value) match {
+      case (null, _) => value
+      case (_, null) => acc
+      case (a: UTF8String, v: UTF8String) =>
+        if (v.numBytes == 0) a
+        else if (a.numBytes == 0) v
+        else if (!distinct) UTF8String.concat(a, delimiter, v)
+        else {
+          val seen = scala.collection.mutable.HashSet(pieces(a).toSeq: _*)
+          val added = pieces(v).filter(p => p.nonEmpty && seen.add(p))
+          if (added.isEmpty) a
+          else UTF8String.concat(a, delimiter, UTF8String.fromString(added.mkString(delimiter.toString)))
+        }
+    }
   }
 
   /** Array elements of every version, oldest first; with `distinct`, each element once (first occurrence). */
@@ -98,6 +120,8 @@ object Aggregator {
         val all = Option(acc).map(items).getOrElse(Nil) ++ Option(value).map(items).getOrElse(Nil)
         array(if (distinct) all.distinct else all)
       }
+    // As Paimon: an older value is appended too, not put first.
+    override def addOlder(acc: Any, value: Any): Any = add(acc, value)
     override def retract(acc: Any, value: Any): Any =
       if (acc == null || value == null) acc
       else {
@@ -136,7 +160,10 @@ object Aggregator {
     override def retract(acc: Any, value: Any): Any = undo.map(_(acc, value)).getOrElse(super.retract(acc, value))
   }
 
-  /** The first value ever seen; a null accumulator before it means "nothing seen yet". */
+  /**
+   * The first value ever seen; a null accumulator before it means "nothing seen yet". A value older
+   * than the accumulator replaces it (first_non_null_value: unless it is null).
+   */
   private final class First(name: String, skipNulls: Boolean) extends Aggregator(name) {
     override def add(acc: Any, value: Any): Any = acc match {
       case null if skipNulls => value
@@ -144,6 +171,8 @@ object Aggregator {
       case Some(v) => Some(v)
       case v => v
     }
+    override def addOlder(acc: Any, value: Any): Any =
+      if (skipNulls) { if (value == null) acc else value } else Some(value)
   }
 
   private final class Extreme(name: String, t: DataType, keepSmaller: Boolean) extends Aggregator(name) {

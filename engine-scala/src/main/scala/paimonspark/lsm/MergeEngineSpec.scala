@@ -2,7 +2,7 @@ package paimonspark.lsm
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, Descending, InterpretedOrdering, NullsFirst, SortOrder}
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{DataType, StructType}
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
 import paimonspark.format.{AtomicType, SparkTypes, TableSchema}
@@ -17,7 +17,7 @@ final case class MergeEngineSpec(
     ignoreDelete: Boolean,
     removeRecordOnDelete: Boolean,
     columnOptions: Map[String, Map[String, String]],
-    defaultAggregate: String,
+    defaultAggregate: Option[String],
     sequenceFields: Seq[String],
     sequenceDescending: Boolean,
     sequenceGroups: Seq[SequenceGroup]) {
@@ -28,10 +28,23 @@ final case class MergeEngineSpec(
   /** The columns a merge must read besides the ones a query asks for. */
   def orderingFields: Seq[String] = (sequenceFields ++ sequenceGroups.flatMap(_.sequenceFields)).distinct
 
+  private def configuredFunction(column: String): Option[String] =
+    columnOptions.get(column).flatMap(_.get("aggregate-function")).orElse(defaultAggregate)
+
   /** The aggregate function of a value column of the aggregation engine. */
   def aggregateFunction(column: String): String =
-    if (sequenceFields.contains(column)) "last_value"
-    else columnOptions.get(column).flatMap(_.get("aggregate-function")).getOrElse(defaultAggregate)
+    if (sequenceFields.contains(column)) "last_value" else configuredFunction(column).getOrElse(Aggregator.Default)
+
+  /**
+   * The aggregate function of a partial-update column, which Paimon applies only to columns a
+   * sequence group protects (elsewhere the only one allowed, last_non_null_value, is what
+   * partial-update does anyway); never to a group's sequence columns.
+   */
+  def groupAggregateFunction(column: String): Option[String] =
+    if (!sequenceGroups.exists(_.fields.contains(column))) None else configuredFunction(column)
+
+  private def aggregator(column: String, function: String, dataType: DataType): Aggregator =
+    Aggregator(function, column, dataType, columnOptions.getOrElse(column, Map.empty))
 
   /**
    * An engine over rows of `schema` (sequence, kind, then columns). Columns at `fixedOrdinals`
@@ -44,12 +57,13 @@ final case class MergeEngineSpec(
       case "deduplicate" => new DeduplicateEngine(ignoreDelete)
       case "first-row" => new FirstRowEngine(ignoreDelete)
       case "partial-update" =>
-        new PartialUpdateEngine(schema, values, ignoreDelete, removeRecordOnDelete, sequenceGroups)
-      case "aggregation" =>
-        val aggregators = values.map { i =>
-          val column = schema(i).name
-          i -> Aggregator(aggregateFunction(column), column, schema(i).dataType, columnOptions.getOrElse(column, Map.empty))
+        val aggregators = values.flatMap { i =>
+          groupAggregateFunction(schema(i).name).map(f => i -> aggregator(schema(i).name, f, schema(i).dataType))
         }.toMap
+        new PartialUpdateEngine(schema, values, ignoreDelete, removeRecordOnDelete, sequenceGroups, aggregators)
+      case "aggregation" =>
+        val aggregators = values.map(i => i -> aggregator(schema(i).name, aggregateFunction(schema(i).name),
+          schema(i).dataType)).toMap
         new AggregationEngine(schema, aggregators, ignoreDelete)
     }
   }
@@ -94,13 +108,14 @@ object MergeEngineSpec {
     val groups = Seq.newBuilder[SequenceGroup]
     val perColumn = scala.collection.mutable.Map.empty[String, Map[String, String]]
     options.keys.toSeq.sorted.foreach {
-      case DefaultAggregate if engine == "aggregation" => ()
+      case DefaultAggregate if engine == "aggregation" || engine == "partial-update" => ()
       case key @ ColumnOption(names, "sequence-group") if engine == "partial-update" =>
         val sequence = names.split(",").map(_.trim).toSeq
         val fields = options(key).split(",").map(_.trim).filter(_.nonEmpty).toSeq
         (sequence ++ fields).foreach(column(key, _))
         groups += SequenceGroup(sequence, fields)
-      case key @ ColumnOption(c, option) if engine == "aggregation" && ColumnOptions.contains(option) =>
+      case key @ ColumnOption(c, option)
+          if (engine == "aggregation" || engine == "partial-update") && ColumnOptions.contains(option) =>
         column(key, c)
         if (schema.primaryKeys.contains(c)) invalid(key, s"'$c' is a primary-key column and cannot be aggregated")
         perColumn(c) = perColumn.getOrElse(c, Map.empty) + (option -> options(key))
@@ -132,12 +147,26 @@ object MergeEngineSpec {
         s"descending, not '$other'")
     }
     val spec = MergeEngineSpec(engine, flag("ignore-delete"), flag("partial-update.remove-record-on-delete"),
-      perColumn.toMap, options.getOrElse(DefaultAggregate, Aggregator.Default), sequence, descending, sequenceGroups)
+      perColumn.toMap, options.get(DefaultAggregate), sequence, descending, sequenceGroups)
+    val values = schema.fields.filterNot(f => schema.primaryKeys.contains(f.name))
     // Build every aggregator once, so a function that does not fit its column fails at CREATE.
     if (engine == "aggregation") {
-      schema.fields.filterNot(f => schema.primaryKeys.contains(f.name)).foreach { f =>
-        Aggregator(spec.aggregateFunction(f.name), f.name, SparkTypes.physicalType(f.dataType),
-          perColumn.getOrElse(f.name, Map.empty))
+      values.foreach(f => spec.aggregator(f.name, spec.aggregateFunction(f.name), SparkTypes.physicalType(f.dataType)))
+    }
+    if (engine == "partial-update") {
+      val groupSequences = sequenceGroups.flatMap(_.sequenceFields).toSet
+      values.filterNot(f => groupSequences(f.name)).foreach { f =>
+        val function = spec.configuredFunction(f.name)
+        val protectedByGroup = sequenceGroups.exists(_.fields.contains(f.name))
+        function.foreach { name =>
+          if (!protectedByGroup && name.trim.toLowerCase != Aggregator.Default) {
+            val key = if (perColumn.get(f.name).exists(_.contains("aggregate-function"))) s"fields.${f.name}.aggregate-function"
+              else DefaultAggregate
+            invalid(key, s"$key: aggregate function '$name' of column '${f.name}' needs a sequence group protecting that " +
+              "column (fields.<sequence column>.sequence-group), as Paimon requires")
+          }
+          if (protectedByGroup) spec.aggregator(f.name, name, SparkTypes.physicalType(f.dataType))
+        }
       }
     }
     spec

@@ -11,13 +11,16 @@ import paimonspark.UnsupportedFeatureException
  *  - Sequence groups: a group's columns are set together (nulls included) by the version with the
  *    highest group sequence; a retraction that is not older clears them. Columns outside groups
  *    keep the newest non-null value and ignore retractions.
+ *  - A grouped column with an aggregate function (`aggregators`) folds every version instead:
+ *    newer ones by the function, older ones as [[Aggregator.addOlder]]; retractions, older or not,
+ *    are taken back out by the function.
  *  - Without groups, retractions are skipped with `ignore-delete`; with
  *    `partial-update.remove-record-on-delete` a -D removes the row so far and becomes the result, so
  *    it hides older files' versions, and -U is skipped. Any other retraction is an error, as in Paimon.
  * A key that saw only retractions merges into a -D version.
  */
 final class PartialUpdateEngine(schema: StructType, valueOrdinals: Seq[Int], ignoreDelete: Boolean,
-    removeRecordOnDelete: Boolean, groups: Seq[SequenceGroup]) extends MergeEngine {
+    removeRecordOnDelete: Boolean, groups: Seq[SequenceGroup], aggregators: Map[Int, Aggregator]) extends MergeEngine {
   private val bound = groups.map(new BoundSequenceGroup(_, schema))
   private val grouped: Set[Int] = bound.flatMap(g => g.sequenceOrdinals ++ g.fieldOrdinals).toSet
   private val isPlainValue: Array[Boolean] = Array.tabulate(schema.length)(i => valueOrdinals.contains(i) && !grouped(i))
@@ -57,9 +60,16 @@ final class PartialUpdateEngine(schema: StructType, valueOrdinals: Seq[Int], ign
       }
       bound.foreach { g =>
         g.sequence(row).foreach { incoming =>
-          if (g.notOlder(incoming, g.sequenceOrdinals.map(merged(_)).toArray)) {
-            g.sequenceOrdinals.zip(incoming).foreach { case (i, v) => merged(i) = v }
-            g.fieldOrdinals.foreach(i => merged(i) = if (retract) null else value(row, i))
+          val newer = g.notOlder(incoming, g.sequenceOrdinals.map(merged(_)).toArray)
+          if (newer) g.sequenceOrdinals.zip(incoming).foreach { case (i, v) => merged(i) = v }
+          g.fieldOrdinals.foreach { i =>
+            aggregators.get(i) match {
+              case None => if (newer) merged(i) = if (retract) null else value(row, i)
+              case Some(agg) =>
+                val v = value(row, i)
+                merged(i) = if (retract) agg.retract(merged(i), v) else if (newer) agg.add(merged(i), v)
+                  else agg.addOlder(merged(i), v)
+            }
           }
         }
       }
@@ -70,7 +80,8 @@ final class PartialUpdateEngine(schema: StructType, valueOrdinals: Seq[Int], ign
     if (deletion != null) deletion
     else if (merged == null) null
     else {
-      val out = merged.clone()
+      // first_value keeps Some(v) while folding, to tell "null seen first" from "nothing seen".
+      val out = merged.map { case Some(v) => v; case v => v }
       out(KeyValue.KindOrdinal) = if (sawInsert) KeyValue.Insert else KeyValue.Delete
       new GenericInternalRow(out)
     }

@@ -77,7 +77,6 @@ class MergeEnginesSuite extends AnyFunSuite {
   test("options that change merging and are not implemented are refused") {
     intercept[UnsupportedFeatureException](spec("aggregation", "fields.a.aggregate-function" -> "hll_sketch"))
     intercept[UnsupportedFeatureException](spec("aggregation", "fields.a.aggregate-function" -> "count"))
-    intercept[UnsupportedFeatureException](spec("partial-update", "fields.a.aggregate-function" -> "sum"))
     intercept[UnsupportedFeatureException](spec("deduplicate", "aggregation.remove-record-on-delete" -> "true"))
   }
 
@@ -101,6 +100,43 @@ class MergeEnginesSuite extends AnyFunSuite {
     // Only retractions: the merged version is itself a retraction.
     assert(fold(grouped, row(1, Delete, 6L, "x")).isEmpty)
     intercept[InvalidOptionException](spec("partial-update", "fields.a.sequence-group" -> "nope"))
+  }
+
+  test("partial-update aggregates the columns of a sequence group, older versions included, and refuses it elsewhere") {
+    // (sequence, kind, key, g, total, names): group g protects total (sum) and names (listagg distinct).
+    val wide = StructType(schema.fields.take(3) ++ Seq(StructField("g", LongType), StructField("total", LongType),
+      StructField("names", StringType)))
+    val fields = Seq(DataField(0, "k", DataTypes.int.withNullable(false)), DataField(1, "g", DataTypes.bigint),
+      DataField(2, "total", DataTypes.bigint), DataField(3, "names", DataTypes.string))
+    def wideSpec(options: (String, String)*) = MergeEngineSpec.of("t", TableSchema(0, fields, 3, Nil, Seq("k"),
+      (options :+ ("merge-engine" -> "partial-update")).toMap, None, 0L))
+    val spec = wideSpec("fields.g.sequence-group" -> "total,names", "fields.total.aggregate-function" -> "sum",
+      "fields.names.aggregate-function" -> "listagg", "fields.names.distinct" -> "true",
+      "fields.names.ignore-retract" -> "true")
+    def version(seq: Long, kind: Byte, g: Any, total: Any, names: String) =
+      new GenericInternalRow(Array[Any](seq, kind, 1, g, total, Option(names).map(UTF8String.fromString).orNull))
+    def merged(rows: InternalRow*): (Any, Any, Any) = {
+      val engine = spec.create(wide, Seq(2))
+      engine.reset()
+      rows.foreach(engine.add)
+      val r = engine.result()
+      (r.get(3, LongType), r.get(4, LongType), Option(r.getUTF8String(5)).map(_.toString).orNull)
+    }
+    // The group's sequence takes the highest g; the sum counts the older version too; names come
+    // oldest first, each once, and the older version's names go in front.
+    assert(merged(version(1, Insert, 5L, 10L, "a,b"), version(2, Insert, 3L, 1L, "c,a"), version(3, Insert, 7L, 100L, "b,d")) ==
+      ((7L, 111L, "c,a,b,d")))
+    // A version without a group sequence leaves the group alone; a retraction takes its value back out.
+    assert(merged(version(1, Insert, 5L, 10L, "a"), version(2, Insert, null, 99L, "z"),
+      version(3, UpdateBefore, 4L, 4L, null)) == ((5L, 6L, "a")))
+    // Outside a group only last_non_null_value (what partial-update does anyway) may be named.
+    val refused = intercept[InvalidOptionException](wideSpec("fields.total.aggregate-function" -> "sum"))
+    assert(refused.getMessage.contains("fields.total.aggregate-function") && refused.getMessage.contains("sequence group"))
+    intercept[InvalidOptionException](wideSpec("fields.default-aggregate-function" -> "max",
+      "fields.g.sequence-group" -> "total"))
+    wideSpec("fields.default-aggregate-function" -> "max", "fields.g.sequence-group" -> "total,names")
+    wideSpec("fields.total.aggregate-function" -> "last_non_null_value")
+    intercept[InvalidOptionException](wideSpec("fields.g.sequence-group" -> "names", "fields.names.aggregate-function" -> "sum"))
   }
 
   test("a null sequence.field value is the oldest version in either sort order") {
