@@ -1,9 +1,6 @@
 package paimonspark.spark
 
-import java.nio.file.Files
-
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.SparkSession
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -19,13 +16,7 @@ import paimonspark.table.{AppendCompaction, FileStoreTable, TableCompaction}
  * tables merge sorted runs; append tables rewrite small files.
  */
 class CompactionConflictSuite extends AnyFunSuite with BeforeAndAfterAll {
-  private val warehouse = Files.createTempDirectory("compaction-conflicts")
-  private lazy val spark = SparkSession.builder().master("local[1]").appName("compaction-conflicts")
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.shuffle.partitions", "2")
-    .config("spark.sql.catalog.paimon", classOf[PaimonCatalog].getName)
-    .config("spark.sql.catalog.paimon.warehouse", warehouse.toString)
-    .getOrCreate()
+  private lazy val (spark, warehouse) = LocalSession.start("compaction-conflicts")
 
   override def afterAll(): Unit = spark.stop()
 

@@ -22,6 +22,7 @@ import paimonspark.lsm.{IntegralKey, MergeEngineSpec, SortedRunMerge}
  */
 final class MergeReaderFactory(
     files: ParquetFileReader,
+    filesWithoutSequence: ParquetFileReader,
     mergeSchema: StructType,
     keyOrdinals: Seq[Int],
     outputOrdinals: Seq[Int],
@@ -34,7 +35,7 @@ final class MergeReaderFactory(
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val split = partition.asInstanceOf[MergeSplit]
-    val sections = new MergedSections(split, _ => true)
+    val sections = new MergedSections(split, _ => true, sequenceStandIns = false)
     // A view, not a copy: Spark projects every row of a row-based scan into its own unsafe row.
     val width = mergeSchema.length
     val output = ProjectingInternalRow(StructType(outputOrdinals.map(mergeSchema(_)) ++ partitionSchema.fields),
@@ -52,14 +53,15 @@ final class MergeReaderFactory(
   override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] = {
     val split = partition.asInstanceOf[MergeSplit]
     new MergedBatchReader(split.partitionValues, batchSize, outputOrdinals, mergeSchema, partitionSchema,
-      mayAdvance => new MergedSections(split, mayAdvance))
+      mayAdvance => new MergedSections(split, mayAdvance, sequenceStandIns = true))
   }
 
   /**
    * The merges of a split's sections, one at a time. Sections share no key: each is merged on its
-   * own, and its files are closed before the next opens.
+   * own, and its files are closed before the next opens. With `sequenceStandIns` (columnar reads),
+   * files that have a stand-in sequence number are read without their `_SEQUENCE_NUMBER` column.
    */
-  final class MergedSections(split: MergeSplit, mayAdvance: Int => Boolean) {
+  final class MergedSections(split: MergeSplit, mayAdvance: Int => Boolean, sequenceStandIns: Boolean) {
     private val ordering = GenerateOrdering.generate(keyOrdinals.map(i =>
       SortOrder(BoundReference(i, mergeSchema(i).dataType, nullable = false), Ascending)))
     private val mergeEngine = engine.create(mergeSchema, keyOrdinals)
@@ -82,7 +84,11 @@ final class MergeReaderFactory(
     /** Closes the current section and opens the next one; false when there is none. */
     def nextSection(): Boolean = remaining.hasNext && {
       close()
-      open = remaining.next().map { case (path, size) => files.open(new Path(path), size) }
+      open = remaining.next().map {
+        case MergeFile(path, size, Some(sequence)) if sequenceStandIns =>
+          filesWithoutSequence.openWithSequence(new Path(path), size, sequence)
+        case MergeFile(path, size, _) => files.open(new Path(path), size)
+      }
       merge = new SortedRunMerge(open.toSeq, ordering, mergeEngine, versions, mayAdvance = mayAdvance,
         integralKey = IntegralKey.of(mergeSchema, keyOrdinals))
       true

@@ -7,7 +7,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
 import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile}
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetPartitionReaderFactory
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.execution.vectorized.ConstantColumnVector
+import org.apache.spark.sql.types.{LongType, StructType}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import paimonspark.format.{DataFileReader, KeyValueFields, SparkTypes}
@@ -23,13 +24,42 @@ import paimonspark.table.{FileStoreTable, KeyLayout}
  */
 final class ParquetFileReader(parquet: ParquetPartitionReaderFactory) extends DataFileReader {
   override def open(file: Path, size: Long): DataFileReader.Rows = {
-    val split = FilePartition(0, Array(PartitionedFile(InternalRow.empty, SparkPath.fromPath(file), 0L, size,
-      Array.empty[String], 0L, size, Map.empty)))
-    val factory = SerializationUtils.clone(parquet)
+    val (split, factory) = prepare(file, size)
     // Batches are walked row by row in place; the row reader would copy every row into an unsafe row.
     if (factory.supportColumnarReads(split)) new BatchRows(factory.createColumnarReader(split), file)
     else new ReaderRows(factory.createReader(split), file)
   }
+
+  /**
+   * Opens a file with a reader made without `_SEQUENCE_NUMBER`, as batches holding `sequence` in
+   * that column's place (the first): for merges whose files have disjoint sequence ranges, which
+   * only compare the column's values across files. Needs columnar reads.
+   */
+  def openWithSequence(file: Path, size: Long, sequence: Long): DataFileReader.Rows = {
+    val (split, factory) = prepare(file, size)
+    new BatchRows(new SequencePrepended(factory.createColumnarReader(split), sequence), file)
+  }
+
+  private def prepare(file: Path, size: Long): (FilePartition, ParquetPartitionReaderFactory) = {
+    val split = FilePartition(0, Array(PartitionedFile(InternalRow.empty, SparkPath.fromPath(file), 0L, size,
+      Array.empty[String], 0L, size, Map.empty)))
+    (split, SerializationUtils.clone(parquet))
+  }
+}
+
+/** The batches of `reader` with a column holding `sequence` in every row put first. */
+private final class SequencePrepended(reader: PartitionReader[ColumnarBatch], sequence: Long)
+    extends PartitionReader[ColumnarBatch] {
+  override def next(): Boolean = reader.next()
+
+  override def get(): ColumnarBatch = {
+    val batch = reader.get()
+    val column = new ConstantColumnVector(batch.numRows(), LongType)
+    column.setLong(sequence)
+    new ColumnarBatch((column +: (0 until batch.numCols()).map(batch.column)).toArray, batch.numRows())
+  }
+
+  override def close(): Unit = reader.close()
 }
 
 /**

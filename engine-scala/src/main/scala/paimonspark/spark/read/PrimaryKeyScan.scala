@@ -9,11 +9,17 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format.{DataFileMeta, SparkTypes}
-import paimonspark.lsm.{KeyRanges, KeyValue, MergeEngineSpec}
+import paimonspark.lsm.{KeyRanges, KeyValue, MergeEngineSpec, SequenceRanges}
 import paimonspark.table.{DataSplit, FileStoreTable, KeyLayout, Predicate}
 
+/**
+ * A file merged on read. `sequence` stands in for its `_SEQUENCE_NUMBER` column, which is then not
+ * read, when its section's files have disjoint sequence ranges ([[SequenceRanges]]).
+ */
+final case class MergeFile(path: String, size: Long, sequence: Option[Long])
+
 /** Sections of one (partition, bucket) of a primary-key table whose files are merged on read. */
-final case class MergeSplit(partitionValues: InternalRow, sections: Array[Array[(String, Long)]]) extends InputPartition
+final case class MergeSplit(partitionValues: InternalRow, sections: Array[Array[MergeFile]]) extends InputPartition
 
 /**
  * A batch scan of a primary-key table. Each bucket's files are cut into sections by key range; a
@@ -68,17 +74,21 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
       files.map(f => (partitionValues(split): InternalRow, dataFilePath(split, f), f.fileSize))
     })
     val merged = planned.flatMap { case (split, _, sections) =>
-      val paths = sections.map(_.map(f => dataFilePath(split, f).toString -> f.fileSize).toArray)
-      packed(paths).map(group => MergeSplit(partitionValues(split), group.toArray))
+      val files = sections.map { section =>
+        val standIns = SequenceRanges.disjointWhereKeysMeet(section, ranges)
+        section.map(f => MergeFile(dataFilePath(split, f).toString, f.fileSize,
+          if (standIns) Some(f.maxSequenceNumber) else None)).toArray
+      }
+      packed(files).map(group => MergeSplit(partitionValues(split), group.toArray))
     }
     (asIs ++ merged).toArray
   }
 
   /** Consecutive sections of a bucket, grouped up to the split size. */
-  private def packed(sections: Seq[Array[(String, Long)]]): Seq[Seq[Array[(String, Long)]]] =
-    sections.foldLeft(List.empty[(Long, List[Array[(String, Long)]])]) {
-      case ((size, group) :: done, s) if size + s.map(_._2).sum <= maxSplitBytes => (size + s.map(_._2).sum, s :: group) :: done
-      case (done, s) => (s.map(_._2).sum, List(s)) :: done
+  private def packed(sections: Seq[Array[MergeFile]]): Seq[Seq[Array[MergeFile]]] =
+    sections.foldLeft(List.empty[(Long, List[Array[MergeFile]])]) {
+      case ((size, group) :: done, s) if size + s.map(_.size).sum <= maxSplitBytes => (size + s.map(_.size).sum, s :: group) :: done
+      case (done, s) => (s.map(_.size).sum, List(s)) :: done
     }.reverse.map(_._2.reverse)
 
   override def createReaderFactory(): PartitionReaderFactory = {
@@ -89,12 +99,16 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
     val asIs = ParquetReaders.factory(hadoopConf, fileSchema, SparkTypes.physical(readDataSchema),
       SparkTypes.physical(readPartitionSchema), dataFilters)
     val parquet = ParquetReaders.factory(hadoopConf, fileSchema, mergeSchema, new StructType(), keyFilters)
+    // The merge's columns but `_SEQUENCE_NUMBER`, for files whose sequence number stands in for it.
+    val withoutSequence = ParquetReaders.factory(hadoopConf, fileSchema,
+      StructType(mergeSchema.fields.patch(KeyValue.SequenceOrdinal, Nil, 1)), new StructType(), keyFilters)
     val outputOrdinals = readDataSchema.map(f => mergeSchema.fieldIndex(f.name))
     val keyOrdinals = keyNames.indices.map(_ + KeyValue.SystemFields.size)
-    // Both factories ignore the partition they are asked about: their schemas decide.
-    val columnar = engine.resultIsAVersion && asIs.supportColumnarReads(null) && parquet.supportColumnarReads(null)
-    val merge = new MergeReaderFactory(new ParquetFileReader(parquet), mergeSchema, keyOrdinals,
-      outputOrdinals, readPartitionSchema, engine, columnar, SparkSession.active.sessionState.conf.parquetVectorizedReaderBatchSize)
+    // The factories ignore the partition they are asked about: their schemas decide.
+    val columnar = engine.resultIsAVersion && Seq(asIs, parquet, withoutSequence).forall(_.supportColumnarReads(null))
+    val batchSize = SparkSession.active.sessionState.conf.parquetVectorizedReaderBatchSize
+    val merge = new MergeReaderFactory(new ParquetFileReader(parquet), new ParquetFileReader(withoutSequence),
+      mergeSchema, keyOrdinals, outputOrdinals, readPartitionSchema, engine, columnar, batchSize)
     new PrimaryKeyReaderFactory(asIs, merge, columnar)
   }
 }

@@ -1,13 +1,10 @@
 package paimonspark.spark.read
 
-import java.nio.file.Files
-
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.SparkSession
 import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.fs.{FileIO, HadoopConf}
-import paimonspark.spark.PaimonCatalog
+import paimonspark.spark.LocalSession
 import paimonspark.table.FileStoreTable
 
 /**
@@ -16,10 +13,7 @@ import paimonspark.table.FileStoreTable
  */
 class ParquetFileReaderSuite extends AnyFunSuite {
   test("files read in step each return their own rows") {
-    val warehouse = Files.createTempDirectory("kv-reader")
-    val spark = SparkSession.builder().master("local[1]").config("spark.ui.enabled", "false")
-      .config("spark.sql.catalog.paimon", classOf[PaimonCatalog].getName)
-      .config("spark.sql.catalog.paimon.warehouse", warehouse.toString).getOrCreate()
+    val (spark, warehouse) = LocalSession.start("kv-reader")
     try {
       spark.sql("CREATE TABLE paimon.default.t (id INT, v STRING) TBLPROPERTIES " +
         "('primary-key' = 'id', 'bucket' = '1', 'write-only' = 'true')")

@@ -1,0 +1,19 @@
+package paimonspark.spark
+
+import java.nio.file.{Files, Path}
+
+import org.apache.spark.sql.SparkSession
+
+/** A local SparkSession whose `paimon` catalog has a new temporary warehouse, for suites that write tables. */
+object LocalSession {
+  def start(name: String): (SparkSession, Path) = {
+    val warehouse = Files.createTempDirectory(name)
+    val spark = SparkSession.builder().master("local[1]").appName(name)
+      .config("spark.ui.enabled", "false")
+      .config("spark.sql.shuffle.partitions", "2")
+      .config("spark.sql.catalog.paimon", classOf[PaimonCatalog].getName)
+      .config("spark.sql.catalog.paimon.warehouse", warehouse.toString)
+      .getOrCreate()
+    (spark, warehouse)
+  }
+}
