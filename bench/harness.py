@@ -63,20 +63,26 @@ class Check:
 def timed(spark, action) -> float:
     """Wall-clock seconds of action(); JVM and Python garbage is collected first, outside the timing,
     so one run's leftovers are not charged to the next."""
-    return timed_with_cpu(spark, action)[0]
+    _collect_garbage(spark)
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
 
 
 def timed_with_cpu(spark, action) -> tuple[float, float]:
-    """Wall-clock seconds of action() and the CPU seconds the Spark JVM spent meanwhile (user and
-    system, all threads). In local mode that JVM does all the work, so CPU seconds over cores is the
-    shortest wall time any scheduling of the same work could reach."""
-    gc.collect()
-    jvm = spark.sparkContext._jvm
-    jvm.System.gc()
-    pid = jvm.java.lang.ProcessHandle.current().pid()
+    """Wall-clock seconds of action(), as `timed`, and the CPU seconds the Spark JVM spent meanwhile
+    (user and system, all threads; Linux only). In local mode that JVM does all the work, so CPU
+    seconds over cores is the shortest wall time any scheduling of the same work could reach."""
+    pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
+    _collect_garbage(spark)
     cpu_before, start = _process_cpu_seconds(pid), time.perf_counter()
     action()
     return time.perf_counter() - start, _process_cpu_seconds(pid) - cpu_before
+
+
+def _collect_garbage(spark) -> None:
+    gc.collect()
+    spark.sparkContext._jvm.System.gc()
 
 
 def _process_cpu_seconds(pid: int) -> float:
