@@ -9,6 +9,8 @@ from paimon_spark.errors import (
     PaimonError,
     TableNotFoundError,
     UnsupportedFeatureError,
+    VersionAlreadyExistsError,
+    VersionNotFoundError,
 )
 from paimon_spark.session import configure_spark_with_paimon, engine_jar
 from paimon_spark.table import PaimonTable
@@ -24,6 +26,8 @@ __all__ = [
     "PaimonTable",
     "TableNotFoundError",
     "UnsupportedFeatureError",
+    "VersionAlreadyExistsError",
+    "VersionNotFoundError",
     "__version__",
     "configure_spark_with_paimon",
     "engine_jar",

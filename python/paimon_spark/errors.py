@@ -46,6 +46,15 @@ class InvalidDataError(PaimonError):
     """Rows that cannot be written as they are (for example a null key)."""
 
 
+class VersionNotFoundError(PaimonError):
+    """A snapshot, tag, branch or point in time that the table's history does not hold; the message
+    names what it does hold."""
+
+
+class VersionAlreadyExistsError(PaimonError):
+    """A tag or branch name that is already taken."""
+
+
 _BY_JVM_CLASS: Dict[str, Type[PaimonError]] = {
     "paimonspark.PaimonException": PaimonError,
     "paimonspark.CommitConflictException": CommitConflictError,
@@ -55,6 +64,8 @@ _BY_JVM_CLASS: Dict[str, Type[PaimonError]] = {
     "paimonspark.TableNotFoundException": TableNotFoundError,
     "paimonspark.InvalidIdentifierException": InvalidIdentifierError,
     "paimonspark.InvalidDataException": InvalidDataError,
+    "paimonspark.VersionNotFoundException": VersionNotFoundError,
+    "paimonspark.VersionAlreadyExistsException": VersionAlreadyExistsError,
 }
 
 

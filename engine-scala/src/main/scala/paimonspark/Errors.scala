@@ -27,3 +27,12 @@ final class InvalidIdentifierException(message: String) extends PaimonException(
 
 /** Data that cannot be written to a table as it is (for example a null in a key column). */
 final class InvalidDataException(message: String) extends PaimonException(message)
+
+/**
+ * A snapshot, tag, branch or point in time of a table's history that does not exist (never did,
+ * expired, or lies before the first snapshot); the message names what is available.
+ */
+final class VersionNotFoundException(message: String) extends PaimonException(message)
+
+/** A tag or branch whose name is already taken. */
+final class VersionAlreadyExistsException(message: String) extends PaimonException(message)

@@ -4,22 +4,43 @@ import java.util.UUID
 
 import org.apache.hadoop.fs.Path
 
-/** Every on-disk name of a Paimon table, relative to its root directory. */
-final class TablePaths(val root: Path) extends Serializable {
+/**
+ * Every on-disk name of a Paimon table, relative to its root directory. A branch other than `main`
+ * keeps its own schemas, snapshots, tags and consumers under `branch/branch-<name>/`, and shares the
+ * table root's manifests, index files and data files with every other branch.
+ */
+final class TablePaths(val root: Path, val branch: String = TablePaths.MainBranch) extends Serializable {
   import TablePaths._
 
-  def schemaDir: Path = new Path(root, "schema")
+  /** Where this branch's own metadata lives: the table root for `main`. */
+  def metadataRoot: Path = if (branch == MainBranch) root else branchRoot(branch)
+
+  def forBranch(name: String): TablePaths = new TablePaths(root, name)
+
+  def schemaDir: Path = new Path(metadataRoot, "schema")
   def schemaFile(id: Long): Path = new Path(schemaDir, s"$SchemaPrefix$id")
 
-  def snapshotDir: Path = new Path(root, "snapshot")
+  def snapshotDir: Path = new Path(metadataRoot, "snapshot")
   def snapshotFile(id: Long): Path = new Path(snapshotDir, s"$SnapshotPrefix$id")
   def latestHint: Path = new Path(snapshotDir, "LATEST")
+  def earliestHint: Path = new Path(snapshotDir, "EARLIEST")
+
+  def tagDir: Path = new Path(metadataRoot, "tag")
+  def tagFile(name: String): Path = new Path(tagDir, s"$TagPrefix$name")
+
+  def consumerDir: Path = new Path(metadataRoot, "consumer")
+  def changelogDir: Path = new Path(metadataRoot, "changelog")
+
+  def branchDir: Path = new Path(root, "branch")
+  def branchRoot(name: String): Path = new Path(branchDir, s"$BranchPrefix$name")
 
   def manifestDir: Path = new Path(root, "manifest")
   def manifestFile(name: String): Path = new Path(manifestDir, name)
 
   def indexDir: Path = new Path(root, "index")
   def indexFile(name: String): Path = new Path(indexDir, name)
+
+  def statisticsDir: Path = new Path(root, "statistics")
 
   /** `<root>/<partition path>/bucket-<n>`; the partition path is empty for unpartitioned tables. */
   def bucketDir(partitionPath: String, bucket: Int): Path =
@@ -32,6 +53,10 @@ final class TablePaths(val root: Path) extends Serializable {
 object TablePaths {
   val SchemaPrefix = "schema-"
   val SnapshotPrefix = "snapshot-"
+  val TagPrefix = "tag-"
+  val BranchPrefix = "branch-"
+  val ConsumerPrefix = "consumer-"
+  val MainBranch = "main"
   val ManifestPrefix = "manifest-"
   val ManifestListPrefix = "manifest-list-"
   val IndexManifestPrefix = "index-manifest-"

@@ -104,6 +104,19 @@ class FileIO(conf: HadoopConf) extends Serializable {
     }
   }
 
+  /**
+   * Moves `source` over `target`, replacing it: atomically on local filesystems; elsewhere the old
+   * target is removed first, so a reader may briefly find neither.
+   */
+  def replace(source: Path, target: Path): Unit = fileSystem(target) match {
+    case raw: RawLocalFileSystem =>
+      Files.move(raw.pathToFile(source).toPath, raw.pathToFile(target).toPath,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING)
+    case other =>
+      other.delete(target, false)
+      if (!other.rename(source, target)) throw new IOException(s"Cannot move $source to $target")
+  }
+
   // A POSIX rename replaces its target, so local files are published with a hard link, which fails
   // atomically when the name is taken, even between separate processes.
   private def linkIfAbsent(temp: java.io.File, target: java.io.File): Boolean =

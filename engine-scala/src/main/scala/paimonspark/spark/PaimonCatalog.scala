@@ -3,6 +3,7 @@ package paimonspark.spark
 import java.util
 
 import scala.jdk.CollectionConverters._
+import scala.jdk.OptionConverters._
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
@@ -13,6 +14,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.{InvalidIdentifierException, UnsupportedFeatureException}
+import paimonspark.format.TablePaths
 import paimonspark.fs.{FileIO, HadoopConf}
 import paimonspark.spark.procedures.PaimonProcedures
 import paimonspark.table.{FileStoreTable, FileSystemCatalog, SchemaChanges}
@@ -94,19 +96,42 @@ class PaimonCatalog extends TableCatalog with SupportsNamespaces with PaimonFunc
 
   override def tableExists(ident: Identifier): Boolean = {
     val (db, t) = parts(ident)
-    catalog.tableExists(db, t)
+    catalog.tableExists(db, TableName.parse(t).table)
   }
 
-  override def loadTable(ident: Identifier): Table = {
+  override def loadTable(ident: Identifier): Table = open(ident, None, CaseInsensitiveStringMap.empty())
+
+  /** `VERSION AS OF`: a tag of that name, else a snapshot id. */
+  override def loadTable(ident: Identifier, version: String): Table =
+    open(ident, Some(paimonspark.table.TimeTravel.Version(version)), CaseInsensitiveStringMap.empty())
+
+  /** `TIMESTAMP AS OF`, in microseconds: the latest snapshot committed at or before it. */
+  override def loadTable(ident: Identifier, timestamp: Long): Table =
+    open(ident, Some(SparkTable.atMicros(timestamp)), CaseInsensitiveStringMap.empty())
+
+  /** Spark 4.3's one call for time travel and read options (`branch`, `scan.snapshot-id`, ...). */
+  override def loadTable(ident: Identifier, context: TableContext, options: CaseInsensitiveStringMap): Table =
+    open(ident, context.timeTravel().toScala.map {
+      case v: TimeTravel.AsOfVersion => paimonspark.table.TimeTravel.Version(v.version())
+      case t: TimeTravel.AsOfTimestamp => SparkTable.atMicros(t.micros())
+    }, options)
+
+  private def open(ident: Identifier, travel: Option[paimonspark.table.TimeTravel], options: CaseInsensitiveStringMap): Table = {
     val (db, t) = parts(ident)
-    if (!catalog.tableExists(db, t)) throw new NoSuchTableException((ident.namespace() :+ ident.name()).toIndexedSeq)
-    new SparkTable(catalog.loadTable(db, t), s"$catalogName.$db.$t")
+    val name = TableName.parse(t)
+    if (!catalog.tableExists(db, name.table)) {
+      throw new NoSuchTableException((ident.namespace() :+ ident.name()).toIndexedSeq)
+    }
+    SparkTable.open(catalog.loadTable(db, name.table), name, s"$catalogName.$db.$t", travel, options)
   }
 
   override protected def procedureTable(name: String): FileStoreTable = {
     val parts = name.split("\\.").map(_.trim)
     val ident = if (parts.length == 1) Identifier.of(defaultNamespace(), parts.head) else Identifier.of(parts.init, parts.last)
-    loadTable(ident).asInstanceOf[SparkTable].store
+    loadTable(ident) match {
+      case t: SparkTable => t.store
+      case _ => throw new InvalidIdentifierException(s"'$name' is a system table; procedures take a table or a branch")
+    }
   }
 
   override def createTable(ident: Identifier, info: TableInfo): Table =
@@ -130,7 +155,10 @@ class PaimonCatalog extends TableCatalog with SupportsNamespaces with PaimonFunc
       partitions, properties)
 
   override def alterTable(ident: Identifier, changes: TableChange*): Table = {
-    val table = loadTable(ident).asInstanceOf[SparkTable]
+    val table = loadTable(ident) match {
+      case t: SparkTable if t.store.paths.branch == TablePaths.MainBranch => t
+      case _ => throw new UnsupportedFeatureException(s"ALTER TABLE ${ident.name()}: only a table itself can be altered")
+    }
     val set = changes.collect { case s: TableChange.SetProperty => s.property() -> s.value() }.toMap
     val removed = changes.collect { case r: TableChange.RemoveProperty => r.property() }.toSet
     changes.find(c => !c.isInstanceOf[TableChange.SetProperty] && !c.isInstanceOf[TableChange.RemoveProperty])

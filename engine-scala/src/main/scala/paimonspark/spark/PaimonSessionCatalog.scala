@@ -36,6 +36,16 @@ class PaimonSessionCatalog extends DelegatingCatalogExtension with ProcedureCata
   override def loadTable(ident: Identifier): Table =
     if (isPaimon(ident)) paimon.loadTable(ident) else super.loadTable(ident)
 
+  // Time travel and read options: DelegatingCatalogExtension forwards these to Spark's catalog only.
+  override def loadTable(ident: Identifier, version: String): Table =
+    if (isPaimon(ident)) paimon.loadTable(ident, version) else super.loadTable(ident, version)
+
+  override def loadTable(ident: Identifier, timestamp: Long): Table =
+    if (isPaimon(ident)) paimon.loadTable(ident, timestamp) else super.loadTable(ident, timestamp)
+
+  override def loadTable(ident: Identifier, context: TableContext, options: CaseInsensitiveStringMap): Table =
+    if (isPaimon(ident)) paimon.loadTable(ident, context, options) else super.loadTable(ident, context, options)
+
   override def tableExists(ident: Identifier): Boolean = isPaimon(ident) || super.tableExists(ident)
 
   override def createTable(ident: Identifier, info: TableInfo): Table =

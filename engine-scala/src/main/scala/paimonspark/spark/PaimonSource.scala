@@ -36,8 +36,10 @@ class PaimonSource extends TableProvider with CreatableRelationProvider with Dat
 
   private def fileIO(): FileIO = new FileIO(new HadoopConf(SparkSession.active.sessionState.newHadoopConf()))
 
-  override def inferSchema(options: CaseInsensitiveStringMap): StructType =
-    SparkSchemas.sparkSchema(FileStoreTable.load(fileIO(), location(options)).schema)
+  /** The schema of what the read options address: a snapshot is read with the schema it was written under. */
+  override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
+    SparkSchemas.sparkSchema(SparkTable.withReadOptions(FileStoreTable.load(fileIO(), location(options)), options).schema)
+  }
 
   override def inferPartitioning(options: CaseInsensitiveStringMap): Array[Transform] = Array.empty
 
@@ -46,8 +48,10 @@ class PaimonSource extends TableProvider with CreatableRelationProvider with Dat
     val path = location(properties)
     val io = fileIO()
     val dataSchema = schema
-    if (FileStoreTable.exists(io, path)) new SparkTable(FileStoreTable.load(io, path), path.toString, pathBased = true)
-    else new Table {
+    if (FileStoreTable.exists(io, path)) {
+      SparkTable.open(FileStoreTable.load(io, path), TableName(path.toString, None, None), path.toString, None,
+        new CaseInsensitiveStringMap(properties), pathBased = true)
+    } else new Table {
       override def name(): String = path.toString
       override def schema(): StructType = dataSchema
       override def capabilities(): util.Set[TableCapability] = Set.empty[TableCapability].asJava

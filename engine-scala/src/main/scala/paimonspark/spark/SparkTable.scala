@@ -1,9 +1,11 @@
 package paimonspark.spark
 
+import java.time.ZoneId
 import java.util
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability}
 import org.apache.spark.sql.connector.catalog.TableCapability._
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
@@ -12,13 +14,16 @@ import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import paimonspark.UnsupportedFeatureException
 import paimonspark.spark.read.PaimonScanBuilder
+import paimonspark.spark.system.SystemTables
 import paimonspark.spark.write.PaimonWriteBuilder
-import paimonspark.table.{FileStoreTable, KeyLayout}
+import paimonspark.table.{FileStoreTable, KeyLayout, TimeTravel}
 
 /**
  * A Paimon table as Spark sees it. A table opened by path (`spark.read.format("paimon")`) does not
  * offer batch writes, so Spark hands path writes to [[PaimonSource]], which handles every save mode.
+ * A table pinned to a snapshot (time travel) is read only.
  */
 class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolean = false)
     extends Table with SupportsRead with SupportsWrite {
@@ -34,15 +39,56 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
     (store.schema.options ++ Map("provider" -> "paimon") ++ store.schema.comment.map("comment" -> _)).asJava
 
   override def capabilities(): util.Set[TableCapability] =
-    (if (pathBased) Set(BATCH_READ) else Set(BATCH_READ, BATCH_WRITE, TRUNCATE, OVERWRITE_BY_FILTER, OVERWRITE_DYNAMIC)).asJava
+    (if (pathBased || store.pinned.isDefined) Set(BATCH_READ)
+     else Set(BATCH_READ, BATCH_WRITE, TRUNCATE, OVERWRITE_BY_FILTER, OVERWRITE_DYNAMIC)).asJava
 
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
-    new PaimonScanBuilder(store)
-  }
+  /** Read options naming a branch or a point in history (`spark.read.option(...)`) take effect here. */
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
+    new PaimonScanBuilder(SparkTable.withReadOptions(store, options))
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
+    store.pinned.foreach { s =>
+      throw new UnsupportedFeatureException(s"table $tableName is read as of snapshot ${s.id} (time travel or a tag); " +
+        "it cannot be written")
+    }
+    TimeTravel.Keys.find(k => info.options().containsKey(k)).foreach { k =>
+      throw new UnsupportedFeatureException(s"table $tableName: '$k' names a point in history, which cannot be " +
+        "written; tags and snapshots are read only")
+    }
+    val target = Option(info.options().get(SparkTable.BranchOption)).map(b => new SparkTable(store.branch(b), tableName))
+      .getOrElse(this)
     // Tables written by other engines may use layouts this one cannot write yet.
-    KeyLayout.of(tableName, store.schema)
-    new PaimonWriteBuilder(this)
+    KeyLayout.of(tableName, target.store.schema)
+    new PaimonWriteBuilder(target)
   }
+}
+
+object SparkTable {
+  /** The read and write option that picks a branch, as in Paimon. */
+  val BranchOption = "branch"
+
+  private def zone: ZoneId = ZoneId.of(SparkSession.active.sessionState.conf.sessionLocalTimeZone)
+
+  /** The table a name and options address: a branch, a point in history, or a system table over them. */
+  def open(main: FileStoreTable, name: TableName, displayName: String, travel: Option[TimeTravel],
+      options: CaseInsensitiveStringMap, pathBased: Boolean = false): Table = {
+    val branch = name.branch.orElse(Option(options.get(BranchOption)))
+    val onBranch = branch.fold(main)(main.branch)
+    val point = travel.orElse(TimeTravel.fromOptions(k => Option(options.get(k)), zone))
+    name.system match {
+      case Some(kind) => SystemTables.load(kind, onBranch, point, displayName)
+      case None => new SparkTable(point.fold(onBranch)(onBranch.travelTo), displayName, pathBased)
+    }
+  }
+
+  /** A table with the branch and time travel of read options applied, when it has none yet. */
+  def withReadOptions(store: FileStoreTable, options: CaseInsensitiveStringMap): FileStoreTable =
+    if (store.pinned.isDefined) store
+    else {
+      val onBranch = Option(options.get(BranchOption)).fold(store)(store.branch)
+      TimeTravel.fromOptions(k => Option(options.get(k)), zone).fold(onBranch)(onBranch.travelTo)
+    }
+
+  /** A time-travel timestamp as Spark passes it (microseconds since the epoch). */
+  def atMicros(micros: Long): TimeTravel = TimeTravel.AtMillis(Math.floorDiv(micros, 1000L))
 }

@@ -4,20 +4,50 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.InternalRow
 
 import paimonspark.TableNotFoundException
-import paimonspark.format.{BinaryRow, DataFileMeta, PartitionPath, TablePaths, TableSchema}
+import paimonspark.format.{BinaryRow, DataFileMeta, PartitionPath, Snapshot, TablePaths, TableSchema}
 import paimonspark.fs.FileIO
 import paimonspark.lsm.DataFileSettings
 
 /**
- * One table as of one schema version: where it lives and how its files are laid out. Cheap to
- * create and serializable, so executors get the same view the driver planned with.
+ * One branch of a table as of one schema version: where it lives and how its files are laid out.
+ * A table `pinned` to a snapshot (time travel) reads that snapshot, with the schema it was written
+ * under, and takes no writes. Cheap to create and serializable, so executors get the same view the
+ * driver planned with.
  */
-final class FileStoreTable(val io: FileIO, val paths: TablePaths, val schema: TableSchema) extends Serializable {
+final class FileStoreTable(val io: FileIO, val paths: TablePaths, val schema: TableSchema,
+    val pinned: Option[Snapshot] = None) extends Serializable {
 
   def location: Path = paths.root
+  /** The table's location, with the branch when it is not `main`: how errors name it. */
+  def name: String = if (paths.branch == TablePaths.MainBranch) location.toString else s"$location (branch ${paths.branch})"
   def options: TableOptions = TableOptions(schema.options)
   def schemaManager: SchemaManager = new SchemaManager(io, paths)
   def snapshotManager: SnapshotManager = new SnapshotManager(io, paths)
+  def tagManager: TagManager = new TagManager(io, paths)
+  def branchManager: BranchManager = new BranchManager(io, paths)
+  def consumerManager: ConsumerManager = new ConsumerManager(io, paths)
+
+  /** The snapshot reads see: the pinned one, or the latest. */
+  def currentSnapshot(): Option[Snapshot] = pinned.orElse(snapshotManager.latest())
+
+  /** This table as of `snapshot`, read with the schema that snapshot was committed under. */
+  def pinnedTo(snapshot: Snapshot): FileStoreTable =
+    new FileStoreTable(io, paths, if (snapshot.schemaId == schema.id) schema else schemaManager.read(snapshot.schemaId),
+      Some(snapshot))
+
+  /** This table as of a point of its history. */
+  def travelTo(point: TimeTravel): FileStoreTable = pinnedTo(TimeTravel.resolve(this, point))
+
+  /** Another branch of this table, at its latest schema. */
+  def branch(name: String): FileStoreTable = {
+    if (name == paths.branch) this
+    else {
+      if (name != TablePaths.MainBranch && !branchManager.exists(name)) throw branchManager.notFound(name)
+      val branchPaths = paths.forBranch(name)
+      new FileStoreTable(io, branchPaths, new SchemaManager(io, branchPaths).latestOrFail())
+    }
+  }
+
   def newManifestStore(): ManifestStore = new ManifestStore(io, paths, schema)
   def newScan(): ScanPlanner = new ScanPlanner(this)
   def newCommit(commitUser: String): TableCommit = new TableCommit(this, commitUser)

@@ -12,6 +12,8 @@ final class SchemaManager(io: FileIO, paths: TablePaths) extends Serializable {
   def listIds(): Seq[Long] =
     io.list(paths.schemaDir).flatMap(s => TablePaths.idOf(s.getPath.getName, TablePaths.SchemaPrefix)).sorted
 
+  def exists(id: Long): Boolean = io.exists(paths.schemaFile(id))
+
   def latest(): Option[TableSchema] = listIds().lastOption.map(read)
 
   def latestOrFail(): TableSchema =

@@ -6,22 +6,25 @@ import paimonspark.format.{Snapshot, SnapshotJson, TablePaths}
 import paimonspark.fs.FileIO
 
 /**
- * Finds and publishes `snapshot/snapshot-N`. The LATEST hint is only a hint, read
- * as Java reads them: LATEST is trusted when the next id does not exist, otherwise the directory
- * is listed; a missing or malformed hint is no hint.
+ * Finds and publishes `snapshot/snapshot-N` of one branch. The hints are only hints, read as Java
+ * reads them: LATEST is trusted when the next id does not exist, EARLIEST when its snapshot does;
+ * otherwise the directory is listed. A missing or malformed hint is no hint.
  */
 final class SnapshotManager(io: FileIO, paths: TablePaths) extends Serializable {
 
   def snapshotExists(id: Long): Boolean = io.exists(paths.snapshotFile(id))
 
-  def latestId(): Option[Long] = {
-    val hint = io.readUtf8IfExists(paths.latestHint).flatMap(_.trim.toLongOption)
-    hint match {
-      case Some(id) if snapshotExists(id) && !snapshotExists(id + 1) => Some(id)
-      case _ => listIds().lastOption
-    }
+  def latestId(): Option[Long] = hint(paths.latestHint) match {
+    case Some(id) if snapshotExists(id) && !snapshotExists(id + 1) => Some(id)
+    case _ => listIds().lastOption
   }
 
+  def earliestId(): Option[Long] = hint(paths.earliestHint) match {
+    case Some(id) if snapshotExists(id) => Some(id)
+    case _ => listIds().headOption
+  }
+
+  private def hint(file: org.apache.hadoop.fs.Path): Option[Long] = io.readUtf8IfExists(file).flatMap(_.trim.toLongOption)
 
   def listIds(): Seq[Long] =
     io.list(paths.snapshotDir).flatMap(s => TablePaths.idOf(s.getPath.getName, TablePaths.SnapshotPrefix)).sorted
@@ -31,16 +34,56 @@ final class SnapshotManager(io: FileIO, paths: TablePaths) extends Serializable 
   def read(id: Long): Snapshot =
     MetadataFile.read(io, paths.snapshotFile(id))(bytes => SnapshotJson.read(new String(bytes, UTF_8)))
 
+  /** The snapshot, or None when it does not exist (never did, or expired meanwhile). */
+  def readIfExists(id: Long): Option[Snapshot] =
+    try Some(read(id))
+    catch { case _: java.io.FileNotFoundException => None }
+
+  /** The latest snapshot committed at or before `millis`, by a binary search over the retained ids. */
+  def latestAtOrBefore(millis: Long): Option[Snapshot] = (earliestId(), latestId()) match {
+    case (Some(first), Some(last)) =>
+      var (lo, hi) = (first, last)
+      var found: Option[Snapshot] = None
+      while (lo <= hi) {
+        val mid = lo + (hi - lo) / 2
+        readIfExists(mid) match {
+          case Some(s) if s.timeMillis <= millis => found = Some(s); lo = mid + 1
+          case Some(_) => hi = mid - 1
+          // Expired while searching: everything below is gone too.
+          case None => lo = mid + 1
+        }
+      }
+      found
+    case _ => None
+  }
+
+  /** The earliest snapshot committed at or after `millis`. */
+  def earliestAtOrAfter(millis: Long): Option[Snapshot] = latestAtOrBefore(millis - 1) match {
+    case Some(before) => readIfExists(before.id + 1)
+    case None => earliestId().flatMap(readIfExists).filter(_.timeMillis >= millis)
+  }
+
   /** Publishes a snapshot if its id is still free; the linearization point of every commit. */
   def publish(snapshot: Snapshot): Boolean = {
     io.mkdirs(paths.snapshotDir)
     val won = io.publish(paths.snapshotFile(snapshot.id), SnapshotJson.write(snapshot).getBytes(UTF_8))
-    if (won) writeLatestHint(snapshot.id)
+    if (won) writeHint(paths.latestHint, snapshot.id)
     won
   }
 
+  /** Puts back the file of a tagged snapshot that expired (rollback to the tag); atomic, like a commit. */
+  def restore(snapshot: Snapshot): Unit = {
+    io.mkdirs(paths.snapshotDir)
+    io.publish(paths.snapshotFile(snapshot.id), SnapshotJson.write(snapshot).getBytes(UTF_8))
+  }
+
+  def delete(id: Long): Unit = io.delete(paths.snapshotFile(id), recursive = false)
+
+  def writeLatestHint(id: Long): Unit = writeHint(paths.latestHint, id)
+  def writeEarliestHint(id: Long): Unit = writeHint(paths.earliestHint, id)
+
   // Best effort, as in Java: a stale hint only costs readers a directory listing.
-  private def writeLatestHint(id: Long): Unit =
-    try io.writeUtf8(paths.latestHint, id.toString)
+  private def writeHint(file: org.apache.hadoop.fs.Path, id: Long): Unit =
+    try io.writeUtf8(file, id.toString)
     catch { case _: Exception => () }
 }

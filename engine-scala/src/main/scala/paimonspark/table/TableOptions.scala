@@ -47,6 +47,26 @@ final case class TableOptions(raw: Map[String, String]) {
   def compactionTrigger: Int = get(CompactionTrigger).map(_.trim.toInt).getOrElse(5)
   def numLevels: Int = get(NumLevels).map(_.trim.toInt).getOrElse(compactionTrigger + 1)
 
+  def snapshotRetainMin: Int = get(SnapshotRetainMin).map(_.trim.toInt).getOrElse(10)
+  def snapshotRetainMax: Int = get(SnapshotRetainMax).map(_.trim.toInt).getOrElse(Int.MaxValue)
+  def snapshotTimeRetained: java.time.Duration =
+    get(SnapshotTimeRetained).map(DurationText.parse(SnapshotTimeRetained, _)).getOrElse(java.time.Duration.ofHours(1))
+  def snapshotExpireLimit: Int = get(SnapshotExpireLimit).map(_.trim.toInt).getOrElse(DefaultExpireLimit)
+  def cleanEmptyDirectories: Boolean = get(CleanEmptyDirectories).exists(_.trim.equalsIgnoreCase("true"))
+
+  /** What an expiry after a commit at `nowMillis` keeps. */
+  def expireConfig(nowMillis: Long): ExpireConfig = ExpireConfig(snapshotRetainMin, snapshotRetainMax,
+    nowMillis - snapshotTimeRetained.toMillis, snapshotExpireLimit)
+
+  def tagAutoCreation: String = get(TagAutomaticCreation).map(_.trim.toLowerCase).getOrElse("none")
+  def tagCreationPeriod: String = get(TagCreationPeriod).map(_.trim.toLowerCase).getOrElse("daily")
+  def tagCreationDelay: java.time.Duration =
+    get(TagCreationDelay).map(DurationText.parse(TagCreationDelay, _)).getOrElse(java.time.Duration.ZERO)
+  def tagNumRetainedMax: Option[Int] = get(TagNumRetainedMax).map(_.trim.toInt)
+  def tagDefaultTimeRetained: Option[java.time.Duration] =
+    get(TagDefaultTimeRetained).map(DurationText.parse(TagDefaultTimeRetained, _))
+  def tagPeriodFormatter: String = get(TagPeriodFormatter).map(_.trim.toLowerCase).getOrElse("with_dashes")
+
   /** Paimon's universal compaction as this table configures it. */
   def compaction: UniversalCompaction = UniversalCompaction(
     maxSizeAmpPercent = get(MaxSizeAmplification).map(_.trim.toInt).getOrElse(200),
@@ -88,6 +108,18 @@ object TableOptions {
   val CompactionMinFileNum = "compaction.min.file-num"
   val CompactionSmallFileRatio = "compaction.small-file-ratio"
   val SplitOpenFileCost = "source.split.open-file-cost"
+  val SnapshotRetainMin = "snapshot.num-retained.min"
+  val SnapshotRetainMax = "snapshot.num-retained.max"
+  val SnapshotTimeRetained = "snapshot.time-retained"
+  val SnapshotExpireLimit = "snapshot.expire.limit"
+  val DefaultExpireLimit = 50
+  val CleanEmptyDirectories = "snapshot.clean-empty-directories"
+  val TagAutomaticCreation = "tag.automatic-creation"
+  val TagCreationPeriod = "tag.creation-period"
+  val TagCreationDelay = "tag.creation-delay"
+  val TagNumRetainedMax = "tag.num-retained-max"
+  val TagDefaultTimeRetained = "tag.default-time-retained"
+  val TagPeriodFormatter = "tag.period-formatter"
 
   /** Options that shape files already written; ALTER TABLE may not change them. */
   val Immutable: Set[String] = Set(Bucket, PrimaryKey, Partition, PartitionDefaultName, PartitionLegacyName,
@@ -107,6 +139,8 @@ object TableOptions {
   private def boolean(key: String, v: String): Unit = oneOf(Set("true", "false"))(key, v)
 
   private val anything: (String, String) => Unit = (_, _) => ()
+
+  private def duration(key: String, v: String): Unit = { DurationText.parse(s"table option '$key'", v); () }
 
   /** Options this engine implements, each with the check of its value. */
   private val supported: Map[String, (String, String) => Unit] = Map(
@@ -183,6 +217,22 @@ object TableOptions {
       }
     },
     CommitMaxRetries -> int(0, 1000),
+    SnapshotRetainMin -> int(1, Int.MaxValue),
+    SnapshotRetainMax -> int(1, Int.MaxValue),
+    SnapshotTimeRetained -> duration,
+    SnapshotExpireLimit -> int(1, Int.MaxValue),
+    CleanEmptyDirectories -> boolean,
+    TagAutomaticCreation -> { (k, v) =>
+      oneOf(Set("none", "process-time", "watermark", "batch"))(k, v)
+      if (v.trim.toLowerCase == "batch") {
+        throw new UnsupportedFeatureException(s"table option '$k'=batch is not supported yet: use process-time or watermark")
+      }
+    },
+    TagCreationPeriod -> oneOf(Set("daily", "hourly", "two-hours")),
+    TagCreationDelay -> duration,
+    TagNumRetainedMax -> int(1, Int.MaxValue),
+    TagDefaultTimeRetained -> duration,
+    TagPeriodFormatter -> oneOf(Set("with_dashes", "without_dashes")),
     DataFilePrefix -> anything,
     WriteOnly -> boolean,
     Partition -> anything,
@@ -193,12 +243,11 @@ object TableOptions {
   /** Paimon options that exist but are not implemented here yet: refused, never silently ignored. */
   private val knownUnsupported: Set[String] = Set(
     PrimaryKey, "bucket-function.type", "changelog-producer.row-deduplicate", "deletion-vectors.enabled", "deletion-vectors.bitmap64",
-    "snapshot.num-retained.min", "snapshot.num-retained.max", "snapshot.time-retained", "snapshot.expire.limit",
     "changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained",
     "full-compaction.delta-commits", "write-buffer-spillable", "metadata.stats-dense-store", "metadata.stats-keep-first-n-columns",
     "data-file.thin-mode", "data-file.external-paths", "data-file.path-directory", "changelog-file.prefix",
     "changelog-file.format", "file.suffix.include.compression", "row-tracking.enabled", "data-evolution.enabled",
-    "tag.automatic-creation", "tag.creation-period", "tag.num-retained-max", "partition.expiration-time",
+    "partition.expiration-time",
     "partition.timestamp-formatter", "partition.timestamp-pattern", "consumer-id", "consumer.expiration-time",
     "scan.mode", "scan.snapshot-id", "scan.tag-name", "scan.timestamp-millis", "scan.timestamp",
     "incremental-between", "incremental-between-timestamp", "streaming-read-overwrite", "lookup.cache-max-memory-size",
@@ -214,14 +263,21 @@ object TableOptions {
     "fields\\.(.+)\\.(aggregate-function|ignore-retract|distinct|list-agg-delimiter|sequence-group)|fields\\.default-aggregate-function".r
 
   /** Checks every option; throws naming the first one that is unknown, malformed or unsupported. */
-  def validate(options: Map[String, String]): Unit = options.toSeq.sortBy(_._1).foreach { case (key, value) =>
-    supported.get(key) match {
-      case Some(check) => check(key, value)
-      case None if ColumnOption.matches(key) => ()
-      case None if knownUnsupported.contains(key) || knownUnsupportedPrefixes.exists(key.startsWith) =>
-        throw new UnsupportedFeatureException(s"table option '$key' is a Paimon option that paimon-spark does not support yet")
-      case None =>
-        throw new InvalidOptionException(key, s"unknown table option '$key'")
+  def validate(options: Map[String, String]): Unit = {
+    options.toSeq.sortBy(_._1).foreach { case (key, value) =>
+      supported.get(key) match {
+        case Some(check) => check(key, value)
+        case None if ColumnOption.matches(key) => ()
+        case None if knownUnsupported.contains(key) || knownUnsupportedPrefixes.exists(key.startsWith) =>
+          throw new UnsupportedFeatureException(s"table option '$key' is a Paimon option that paimon-spark does not support yet")
+        case None =>
+          throw new InvalidOptionException(key, s"unknown table option '$key'")
+      }
+    }
+    val o = TableOptions(options)
+    if (o.snapshotRetainMin > o.snapshotRetainMax) {
+      throw new InvalidOptionException(SnapshotRetainMin, s"table option '$SnapshotRetainMin' (${o.snapshotRetainMin}) " +
+        s"must not exceed '$SnapshotRetainMax' (${o.snapshotRetainMax})")
     }
   }
 }

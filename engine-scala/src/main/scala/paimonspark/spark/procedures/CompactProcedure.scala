@@ -11,7 +11,7 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import paimonspark.InvalidOptionException
 import paimonspark.format.SparkTypes
-import paimonspark.spark.CompactJob
+import paimonspark.spark.{CompactJob, LocalRows}
 import paimonspark.table.{FileStoreTable, Predicate}
 
 /**
@@ -45,7 +45,7 @@ final class CompactProcedure(tables: String => FileStoreTable) extends UnboundPr
     }
     val committed = CompactJob.run(table, partitions.map(CompactProcedure.partitionFilter(table, _)), full).isDefined
     val schema = StructType(Seq(StructField("result", BooleanType, nullable = false)))
-    util.List.of[Scan](ProcedureResult(schema, Array(InternalRow(committed)))).iterator()
+    util.List.of[Scan](LocalRows(schema, Array(InternalRow(committed)))).iterator()
   }
 }
 

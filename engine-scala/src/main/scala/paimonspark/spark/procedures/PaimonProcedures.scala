@@ -11,7 +11,20 @@ trait PaimonProcedures extends ProcedureCatalog {
   /** The table a procedure's `table` argument names (`db.t`, or `t` in the default database). */
   protected def procedureTable(name: String): FileStoreTable
 
-  private def procedures: Map[String, UnboundProcedure] = Map("compact" -> new CompactProcedure(procedureTable))
+  private def procedures: Map[String, UnboundProcedure] = Map(
+    "compact" -> new CompactProcedure(procedureTable),
+    "create_tag" -> new CreateTagProcedure(procedureTable, replace = false),
+    "replace_tag" -> new CreateTagProcedure(procedureTable, replace = true),
+    "create_tag_from_timestamp" -> new CreateTagFromTimestampProcedure(procedureTable),
+    "delete_tag" -> new DeleteTagProcedure(procedureTable),
+    "rename_tag" -> new RenameTagProcedure(procedureTable),
+    "rollback" -> new RollbackProcedure(procedureTable, byTimestamp = false),
+    "rollback_to_timestamp" -> new RollbackProcedure(procedureTable, byTimestamp = true),
+    "create_branch" -> new CreateBranchProcedure(procedureTable),
+    "delete_branch" -> new DeleteBranchProcedure(procedureTable),
+    "fast_forward" -> new FastForwardProcedure(procedureTable),
+    "expire_snapshots" -> new ExpireSnapshotsProcedure(procedureTable),
+    "remove_orphan_files" -> new RemoveOrphanFilesProcedure(procedureTable))
 
   override def loadProcedure(ident: Identifier): UnboundProcedure =
     if (ident.namespace().sameElements(Array("sys"))) {

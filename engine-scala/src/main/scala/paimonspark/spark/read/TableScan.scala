@@ -16,7 +16,7 @@ import paimonspark.format.{DataFileMeta, SparkTypes}
 import paimonspark.table.{DataSplit, FileStoreTable, Predicate}
 
 /**
- * What every scan of a table's latest snapshot shares: the split of the requested columns into
+ * What every scan of a table snapshot shares: the split of the requested columns into
  * data columns (read from files) and partition columns (taken from manifests, appended last), the
  * planned splits, statistics, and the paths of the data files to open.
  */
@@ -32,7 +32,7 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
   protected val tableStruct: StructType = SparkTypes.physical(SparkTypes.toSparkStruct(schema.fields, withFieldIds = false))
 
   /** Planned once per scan, so statistics and partitions describe the same snapshot. */
-  protected lazy val splits: Seq[DataSplit] = table.newScan().plan(table.snapshotManager.latest(), predicate)
+  protected lazy val splits: Seq[DataSplit] = table.newScan().plan(table.currentSnapshot(), predicate)
 
   override def readSchema(): StructType = StructType(readDataSchema ++ readPartitionSchema)
 

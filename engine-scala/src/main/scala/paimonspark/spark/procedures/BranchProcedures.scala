@@ -1,0 +1,49 @@
+package paimonspark.spark.procedures
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.types._
+
+import paimonspark.table.{FastForward, FileStoreTable}
+
+/** `CALL sys.create_branch(table => 'db.t', branch => 'b', tag => 'x')`: empty without `tag`. */
+final class CreateBranchProcedure(tables: String => FileStoreTable) extends BaseProcedure(tables) {
+  override def name(): String = "create_branch"
+  override protected val params = Seq(required("table", StringType), required("branch", StringType),
+    optional("tag", StringType), optional("ignoreIfExists", StringType))
+  override protected val output = Seq(StructField("result", BooleanType, nullable = false))
+
+  override protected def run(args: Args): Seq[InternalRow] = {
+    val branches = args.table.branchManager
+    val branch = args.need("branch", args.string("branch"))
+    val ignore = args.string("ignoreIfExists").exists(_.trim.equalsIgnoreCase("true"))
+    if (!(ignore && branches.exists(branch))) branches.create(branch, args.string("tag"))
+    Seq(InternalRow(true))
+  }
+}
+
+/** `CALL sys.delete_branch(table => 'db.t', branch => 'b')` (a comma-separated list too). */
+final class DeleteBranchProcedure(tables: String => FileStoreTable) extends BaseProcedure(tables) {
+  override def name(): String = "delete_branch"
+  override protected val params = Seq(required("table", StringType), required("branch", StringType))
+  override protected val output = Seq(StructField("result", BooleanType, nullable = false))
+
+  override protected def run(args: Args): Seq[InternalRow] = {
+    val branches = args.table.branchManager
+    val names = args.need("branch", args.string("branch")).split(",").map(_.trim).filter(_.nonEmpty).toSeq
+    names.filterNot(branches.exists).headOption.foreach(n => throw branches.notFound(n))
+    names.foreach(branches.delete)
+    Seq(InternalRow(true))
+  }
+}
+
+/** `CALL sys.fast_forward(table => 'db.t', branch => 'b')`: main becomes the branch. */
+final class FastForwardProcedure(tables: String => FileStoreTable) extends BaseProcedure(tables) {
+  override def name(): String = "fast_forward"
+  override protected val params = Seq(required("table", StringType), required("branch", StringType))
+  override protected val output = Seq(StructField("result", BooleanType, nullable = false))
+
+  override protected def run(args: Args): Seq[InternalRow] = {
+    FastForward.run(args.table, args.need("branch", args.string("branch")))
+    Seq(InternalRow(true))
+  }
+}

@@ -1,0 +1,33 @@
+package paimonspark.spark.procedures
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.types._
+
+import paimonspark.table.{DurationText, FileStoreTable, TimeTravel}
+
+/**
+ * `CALL sys.create_tag(table => 'db.t', tag => 'x', snapshot => 5, time_retained => '1 d')` and
+ * `sys.replace_tag(...)` (same arguments, the tag must exist): the latest snapshot when `snapshot` is
+ * omitted. A tag without `time_retained` is kept until deleted.
+ */
+final class CreateTagProcedure(tables: String => FileStoreTable, replace: Boolean) extends BaseProcedure(tables) {
+  override def name(): String = if (replace) "replace_tag" else "create_tag"
+
+  override protected val params = Seq(required("table", StringType), required("tag", StringType),
+    optional("snapshot", LongType), optional("time_retained", StringType))
+  override protected val output = Seq(StructField("result", BooleanType, nullable = false))
+
+  override protected def run(args: Args): Seq[InternalRow] = {
+    val table = args.table
+    val tag = args.need("tag", args.string("tag"))
+    // As Paimon's procedure: without `time_retained` the tag is kept until deleted.
+    val retained = args.string("time_retained").map(DurationText.parse("time_retained", _))
+    val snapshot = args.long("snapshot") match {
+      case Some(id) => TimeTravel.resolve(table, TimeTravel.SnapshotId(id))
+      case None => table.snapshotManager.latest().getOrElse(throw new paimonspark.VersionNotFoundException(
+        s"$name: table ${table.name} has no snapshot to tag yet"))
+    }
+    if (replace) table.tagManager.replace(tag, snapshot, retained) else table.tagManager.create(tag, snapshot, retained)
+    Seq(InternalRow(true))
+  }
+}

@@ -1,0 +1,23 @@
+package paimonspark.spark.procedures
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.types._
+
+import paimonspark.table.{FileStoreTable, TagDeletion}
+
+/** `CALL sys.delete_tag(table => 'db.t', tag => 'a,b')`: deletes tags, and the files only they kept. */
+final class DeleteTagProcedure(tables: String => FileStoreTable) extends BaseProcedure(tables) {
+  override def name(): String = "delete_tag"
+
+  override protected val params = Seq(required("table", StringType), required("tag", StringType))
+  override protected val output = Seq(StructField("result", BooleanType, nullable = false))
+
+  override protected def run(args: Args): Seq[InternalRow] = {
+    val table = args.table
+    val names = args.need("tag", args.string("tag")).split(",").map(_.trim).filter(_.nonEmpty).distinct.toSeq
+    // Every name is checked before any tag is deleted.
+    names.foreach(table.tagManager.read)
+    TagDeletion.delete(table, names)
+    Seq(InternalRow(true))
+  }
+}

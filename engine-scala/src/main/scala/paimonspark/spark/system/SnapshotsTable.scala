@@ -1,0 +1,37 @@
+package paimonspark.spark.system
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.types._
+
+import paimonspark.table.FileStoreTable
+
+/** `t$snapshots`: one row per retained snapshot, oldest first. A filter on `snapshot_id` reads only those. */
+final class SnapshotsTable(table: FileStoreTable, displayName: String) extends SystemTable(displayName) {
+  import Cells._
+
+  override val fields: StructType = StructType(Seq(
+    StructField("snapshot_id", LongType, nullable = false),
+    StructField("schema_id", LongType, nullable = false),
+    StructField("commit_user", StringType, nullable = false),
+    StructField("commit_identifier", LongType, nullable = false),
+    StructField("commit_kind", StringType, nullable = false),
+    StructField("commit_time", TimestampNTZType, nullable = false),
+    StructField("base_manifest_list", StringType, nullable = false),
+    StructField("delta_manifest_list", StringType, nullable = false),
+    StructField("changelog_manifest_list", StringType),
+    StructField("total_record_count", LongType),
+    StructField("delta_record_count", LongType),
+    StructField("changelog_record_count", LongType),
+    StructField("watermark", LongType),
+    StructField("next_row_id", LongType)))
+
+  override def rows(hints: FilterHints): Seq[InternalRow] = {
+    val snapshots = table.snapshotManager
+    val ids = hints.longs("snapshot_id").map(_.toSeq.sorted).getOrElse(snapshots.listIds())
+    ids.flatMap(snapshots.readIfExists).map { s =>
+      InternalRow(s.id, s.schemaId, str(s.commitUser), s.commitIdentifier, str(s.commitKind), localTime(s.timeMillis),
+        str(s.baseManifestList), str(s.deltaManifestList), str(s.changelogManifestList), s.totalRecordCount,
+        s.deltaRecordCount, long(s.changelogRecordCount), long(s.watermark), long(s.nextRowId))
+    }
+  }
+}

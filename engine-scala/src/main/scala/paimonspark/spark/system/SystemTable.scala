@@ -1,0 +1,68 @@
+package paimonspark.spark.system
+
+import java.time.{Instant, LocalDateTime, ZoneId}
+import java.util
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.util.DateTimeUtils
+import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability}
+import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownFilters}
+import org.apache.spark.sql.sources.{EqualTo, Filter, In}
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+import org.apache.spark.unsafe.types.UTF8String
+
+import paimonspark.spark.LocalRows
+
+/**
+ * A read-only table of metadata, computed on the driver from metadata files alone (never data
+ * files). Filters are hints: a table may use those on its key columns to read less, and Spark
+ * applies every filter again to the rows returned.
+ */
+abstract class SystemTable(displayName: String) extends Table with SupportsRead {
+  /** Paimon's column names and types. */
+  def fields: StructType
+  def rows(hints: FilterHints): Seq[InternalRow]
+
+  override def name(): String = displayName
+  override def schema(): StructType = fields
+  override def capabilities(): util.Set[TableCapability] = Set(TableCapability.BATCH_READ).asJava
+
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
+    new ScanBuilder with SupportsPushDownFilters {
+      private var pushed = Array.empty[Filter]
+      override def pushFilters(filters: Array[Filter]): Array[Filter] = { pushed = filters; filters }
+      override def pushedFilters(): Array[Filter] = pushed
+      override def build(): Scan = LocalRows(fields, rows(FilterHints(pushed.toSeq)).toArray)
+    }
+}
+
+/** The values a conjunction of pushed filters pins a column to (`c = v`, `c IN (...)`), if it does. */
+final case class FilterHints(filters: Seq[Filter]) {
+  def values(column: String): Option[Set[Any]] = filters.collect {
+    case EqualTo(`column`, v) => Set[Any](v)
+    case In(`column`, vs) => vs.toSet[Any]
+  }.reduceOption(_ intersect _)
+
+  def longs(column: String): Option[Set[Long]] = values(column).map(_.collect { case n: java.lang.Number => n.longValue() })
+  def ints(column: String): Option[Set[Int]] = values(column).map(_.collect { case n: java.lang.Number => n.intValue() })
+  def strings(column: String): Option[Set[String]] = values(column).map(_.map(String.valueOf))
+}
+
+/** Values as Spark's internal rows hold them. */
+object Cells {
+  def str(s: String): UTF8String = UTF8String.fromString(s)
+  def str(s: Option[String]): UTF8String = s.map(UTF8String.fromString).orNull
+  def long(v: Option[Long]): Any = v.map(Long.box).orNull
+
+  private def zone: ZoneId = ZoneId.of(SparkSession.active.sessionState.conf.sessionLocalTimeZone)
+
+  /** A TIMESTAMP(3) without time zone, as Paimon shows commit times: the local time of the epoch millis. */
+  def localTime(millis: Long): Long =
+    DateTimeUtils.localDateTimeToMicros(LocalDateTime.ofInstant(Instant.ofEpochMilli(millis), zone))
+
+  def localTime(t: LocalDateTime): Long = DateTimeUtils.localDateTimeToMicros(t)
+}

@@ -1,0 +1,26 @@
+package paimonspark.spark.system
+
+import org.apache.spark.sql.connector.catalog.Table
+
+import paimonspark.InvalidIdentifierException
+import paimonspark.table.{FileStoreTable, TimeTravel}
+
+/** The system tables of a table (`t$snapshots`, ...), by Paimon's names. */
+object SystemTables {
+  private val all: Map[String, (FileStoreTable, String) => Table] = Map(
+    "snapshots" -> (new SnapshotsTable(_, _)),
+    "schemas" -> (new SchemasTable(_, _)),
+    "options" -> (new OptionsTable(_, _)),
+    "tags" -> (new TagsTable(_, _)),
+    "branches" -> (new BranchesTable(_, _)),
+    "consumers" -> (new ConsumersTable(_, _)))
+
+  def names: Seq[String] = all.keys.toSeq.sorted
+
+  /** A system table over a branch; those that describe one snapshot describe the one `point` names. */
+  def load(kind: String, table: FileStoreTable, point: Option[TimeTravel], displayName: String): Table = {
+    val build = all.getOrElse(kind, throw new InvalidIdentifierException(
+      s"$displayName: '$kind' is not a system table; there are ${names.mkString(", ")}"))
+    build(point.fold(table)(table.travelTo), displayName)
+  }
+}

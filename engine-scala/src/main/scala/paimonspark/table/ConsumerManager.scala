@@ -1,0 +1,25 @@
+package paimonspark.table
+
+import com.fasterxml.jackson.databind.ObjectMapper
+
+import paimonspark.format.TablePaths
+import paimonspark.fs.FileIO
+
+/**
+ * The progress of streaming consumers, `consumer/consumer-<id>` holding `{"nextSnapshot": N}`.
+ * Expiry keeps every snapshot from the smallest `nextSnapshot` on, so a consumer can resume.
+ */
+final class ConsumerManager(io: FileIO, paths: TablePaths) extends Serializable {
+
+  /** (consumer id, next snapshot id), sorted by id. */
+  def list(): Seq[(String, Long)] =
+    io.list(paths.consumerDir).map(_.getPath.getName).filter(_.startsWith(TablePaths.ConsumerPrefix)).sorted
+      .flatMap { file =>
+        val text = io.readUtf8IfExists(new org.apache.hadoop.fs.Path(paths.consumerDir, file))
+        text.flatMap(t => Option(new ObjectMapper().readTree(t).get("nextSnapshot")))
+          .map(n => file.substring(TablePaths.ConsumerPrefix.length) -> n.asLong())
+      }
+
+  def minNextSnapshot(): Option[Long] = list().map(_._2).minOption
+
+}

@@ -1,0 +1,58 @@
+package paimonspark.table
+
+import org.apache.hadoop.fs.Path
+
+import paimonspark.format.FileKind
+
+/**
+ * Expires the old snapshots of one branch, deleting exactly the files nothing retained needs.
+ *
+ * Order, so that a process killed at any point leaves every retained snapshot readable and a rerun
+ * finishes the job: (1) data files that the commits after the expired snapshots removed, (2) the
+ * expired snapshots' manifests, (3) the snapshot files, oldest first, (4) the EARLIEST hint. Until
+ * (3) nothing a retained snapshot reads is touched; a rerun finds the remaining expired snapshots,
+ * and files already deleted count as done.
+ *
+ * What stays: files of the first retained snapshot (the interval argument: a file removed by commit
+ * N was live up to N-1 only, so it cannot be live in a retained snapshot), of every tag, and of the
+ * earliest snapshot and tags of every other branch, which share this table's files.
+ */
+final class SnapshotExpiry(table: FileStoreTable) {
+  private val snapshots = table.snapshotManager
+  private val io = table.io
+
+  /** Expires what `config` allows; returns the number of snapshots expired. */
+  def expire(config: ExpireConfig): Int = (snapshots.earliestId(), snapshots.latestId()) match {
+    case (Some(earliest), Some(latest)) =>
+      val end = ExpireRange.endExclusive(earliest, latest, table.consumerManager.minNextSnapshot(), config,
+        id => snapshots.readIfExists(id).map(_.timeMillis))
+      expireUntil(earliest, end)
+    case _ => 0
+  }
+
+  /** Expires the snapshots in [earliest, endExclusive). */
+  def expireUntil(earliest: Long, endExclusive: Long): Int = {
+    if (endExclusive <= earliest) return 0
+    val expired = (earliest until endExclusive).flatMap(snapshots.readIfExists)
+    if (expired.isEmpty) return 0
+    val files = new SnapshotFiles(table)
+    val firstKept = snapshots.read(endExclusive)
+    val anchors = HistoryAnchors.of(table)
+    val keptData = anchors.flatMap(files.data).toSet
+    // (1) A file a later commit removed was live only before it: in the expired range, or in a tag.
+    ((earliest + 1) until endExclusive).flatMap(snapshots.readIfExists).appended(firstKept).foreach { s =>
+      files.delta(s).filter(_.kind == FileKind.Delete).flatMap(files.filesOf).filterNot(keptData).foreach(deleteFile)
+    }
+    expired.flatMap(files.changelog).foreach(deleteFile)
+    // (2) Manifests, lists and index files are shared by later snapshots: keep those the first kept one uses.
+    val keptMeta = (firstKept +: anchors).flatMap(files.metadata).toSet
+    expired.flatMap(files.metadata).distinct.filterNot(keptMeta).foreach(deleteFile)
+    // (3) and (4).
+    expired.foreach(s => snapshots.delete(s.id))
+    snapshots.writeEarliestHint(endExclusive)
+    if (table.options.cleanEmptyDirectories) EmptyDirectories.clean(table, expired.flatMap(files.delta).flatMap(files.filesOf))
+    expired.size
+  }
+
+  private def deleteFile(path: Path): Unit = io.delete(path, recursive = false)
+}

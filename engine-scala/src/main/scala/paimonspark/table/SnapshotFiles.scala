@@ -1,0 +1,65 @@
+package paimonspark.table
+
+import java.io.FileNotFoundException
+
+import scala.collection.mutable
+
+import org.apache.hadoop.fs.Path
+
+import paimonspark.format.{FileKind, ManifestEntry, ManifestFileMeta, Snapshot}
+
+/**
+ * The files snapshots reference, as paths: what expiry, tag deletion, rollback and orphan cleanup
+ * weigh before deleting anything. Each manifest is read once per instance. A metadata file that is
+ * already gone (an expiry that died half way) counts as empty, so the work can be run again.
+ */
+final class SnapshotFiles(table: FileStoreTable) {
+  private val store = table.newManifestStore()
+  private val paths = table.paths
+  private val lists = mutable.Map.empty[String, Seq[ManifestFileMeta]]
+  private val manifests = mutable.Map.empty[String, Seq[ManifestEntry]]
+
+  private def orEmpty[T](read: => Seq[T]): Seq[T] =
+    try read
+    catch { case _: FileNotFoundException => Nil }
+
+  def list(name: String): Seq[ManifestFileMeta] = lists.getOrElseUpdate(name, orEmpty(store.readList(name)))
+  def manifest(name: String): Seq[ManifestEntry] = manifests.getOrElseUpdate(name, orEmpty(store.readManifest(name)))
+
+  private def listNames(s: Snapshot): Seq[String] =
+    Seq(s.baseManifestList, s.deltaManifestList) ++ s.changelogManifestList
+
+  /** Manifest lists, manifests, the index manifest and the index files it lists, and the statistics file. */
+  def metadata(s: Snapshot): Set[Path] = {
+    val names = listNames(s).flatMap(l => l +: list(l).map(_.fileName))
+    val index = s.indexManifest.toSeq.flatMap { name =>
+      paths.manifestFile(name) +: orEmpty(store.indexFiles(Some(s))).map(e => paths.indexFile(e.fileName))
+    }
+    (names.map(paths.manifestFile) ++ index ++ s.statistics.map(n => new Path(paths.statisticsDir, n))).toSet
+  }
+
+  /** The data files live in a snapshot, with their extra files. */
+  def data(s: Snapshot): Set[Path] = {
+    val live = mutable.LinkedHashMap.empty[Any, ManifestEntry]
+    (list(s.baseManifestList) ++ list(s.deltaManifestList)).foreach(m => manifest(m.fileName).foreach { e =>
+      if (e.kind == FileKind.Add) live.put(e.identifier, e) else live.remove(e.identifier)
+    })
+    live.values.flatMap(filesOf).toSet
+  }
+
+  /** Entries of the manifests a snapshot's delta list names: what that one commit added and removed. */
+  def delta(s: Snapshot): Seq[ManifestEntry] = list(s.deltaManifestList).flatMap(m => manifest(m.fileName))
+
+  /** Changelog files a snapshot's changelog manifests list. */
+  def changelog(s: Snapshot): Seq[Path] =
+    s.changelogManifestList.toSeq.flatMap(list).flatMap(m => manifest(m.fileName)).flatMap(filesOf)
+
+  /** Every data file a manifest of the snapshot mentions, added or removed: what cleanup must never remove. */
+  def mentioned(s: Snapshot): Set[Path] =
+    listNames(s).flatMap(list).flatMap(m => manifest(m.fileName)).flatMap(filesOf).toSet
+
+  def filesOf(e: ManifestEntry): Seq[Path] = {
+    val file = table.dataFilePath(e.partition, e.bucket, e.file)
+    file +: e.file.extraFiles.map(x => new Path(file.getParent, x))
+  }
+}

@@ -1,0 +1,38 @@
+package paimonspark.table
+
+import java.time.{LocalDateTime, ZoneId}
+
+/**
+ * Deletes tags with the files only they kept alive. The tag file goes first, so a process killed
+ * half way leaves orphans (removed by orphan cleanup), never a tag whose files are gone. Files of a
+ * tag whose snapshot is still retained are that snapshot's, and stay.
+ */
+object TagDeletion {
+  def delete(table: FileStoreTable, names: Seq[String]): Unit = {
+    val tags = names.map(n => n -> table.tagManager.read(n))
+    tags.foreach { case (n, _) => table.tagManager.delete(n) }
+    val snapshots = table.snapshotManager
+    val expired = tags.map(_._2.snapshot).filterNot(s => snapshots.snapshotExists(s.id))
+    if (expired.nonEmpty) {
+      val files = new SnapshotFiles(table)
+      // By the interval argument, a file of the tag used elsewhere is in a remaining tag, in this
+      // branch's earliest snapshot (every retained one is newer) or in another branch's anchors.
+      val kept = HistoryAnchors.of(table) ++ snapshots.earliestId().flatMap(snapshots.readIfExists)
+      val keptData = kept.flatMap(files.data).toSet
+      val keptMeta = kept.flatMap(files.metadata).toSet
+      expired.flatMap(files.data).distinct.filterNot(keptData).foreach(table.io.delete(_, recursive = false))
+      expired.flatMap(files.metadata).distinct.filterNot(keptMeta).foreach(table.io.delete(_, recursive = false))
+    }
+  }
+
+  /** Tags past their `time_retained`, as of `now`: removed by every expiry. */
+  def expired(table: FileStoreTable, now: LocalDateTime): Seq[String] = table.tagManager.list().collect {
+    case (name, tag) if tag.timeRetained.exists(r => tag.createTime.exists(c => c.plus(r).isBefore(now))) => name
+  }
+
+  def expireByTime(table: FileStoreTable): Int = {
+    val names = expired(table, LocalDateTime.now(ZoneId.systemDefault()))
+    if (names.nonEmpty) delete(table, names)
+    names.size
+  }
+}

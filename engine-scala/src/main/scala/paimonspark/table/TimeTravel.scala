@@ -1,0 +1,100 @@
+package paimonspark.table
+
+import java.time.{Instant, LocalDateTime, ZoneId}
+import java.time.format.DateTimeFormatter
+
+import scala.util.Try
+
+import paimonspark.{InvalidOptionException, VersionNotFoundException}
+import paimonspark.format.Snapshot
+
+/** A point of a table's history to read, as Paimon's `scan.*` options and SQL's `AS OF` name one. */
+sealed trait TimeTravel
+
+object TimeTravel {
+  final case class SnapshotId(id: Long) extends TimeTravel
+  final case class TagName(name: String) extends TimeTravel
+  final case class AtMillis(millis: Long) extends TimeTravel
+  /** `VERSION AS OF` and `scan.version`: a tag of that name if there is one, else a snapshot id. */
+  final case class Version(version: String) extends TimeTravel
+
+  val SnapshotIdKey = "scan.snapshot-id"
+  val TagNameKey = "scan.tag-name"
+  val TimestampMillisKey = "scan.timestamp-millis"
+  val TimestampKey = "scan.timestamp"
+  val VersionKey = "scan.version"
+  /** Spark's and Delta's names, which Spark itself only reads for catalog tables. */
+  val VersionAsOfKey = "versionAsOf"
+  val TimestampAsOfKey = "timestampAsOf"
+  val Keys: Seq[String] =
+    Seq(SnapshotIdKey, TagNameKey, TimestampMillisKey, TimestampKey, VersionKey, VersionAsOfKey, TimestampAsOfKey)
+
+  /**
+   * The point the read options name, if any. `scan.timestamp` is a local date-time
+   * (`yyyy-MM-dd HH:mm:ss[.SSS]`) in `zone`. Naming more than one point is an error.
+   */
+  def fromOptions(options: String => Option[String], zone: ZoneId): Option[TimeTravel] = {
+    val named = Keys.flatMap(k => options(k).map(k -> _.trim))
+    if (named.size > 1) {
+      throw new InvalidOptionException(named(1)._1,
+        s"read options ${named.map(_._1).mkString(" and ")} both name a point in history; give one")
+    }
+    named.headOption.map {
+      case (SnapshotIdKey, v) => SnapshotId(v.toLongOption.filter(_ > 0).getOrElse(
+        throw new InvalidOptionException(SnapshotIdKey, s"read option '$SnapshotIdKey' must be a positive snapshot id, not '$v'")))
+      case (TagNameKey, v) => TagName(v)
+      case (TimestampMillisKey, v) => AtMillis(v.toLongOption.getOrElse(
+        throw new InvalidOptionException(TimestampMillisKey, s"read option '$TimestampMillisKey' must be epoch milliseconds, not '$v'")))
+      case (k @ (TimestampKey | TimestampAsOfKey), v) => AtMillis(parseTimestamp(k, v, zone))
+      case (_, v) => Version(v)
+    }
+  }
+
+  private val LocalFormats = Seq("yyyy-MM-dd HH:mm:ss.SSS", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd")
+    .map(DateTimeFormatter.ofPattern)
+
+  /** Epoch milliseconds of a local date-time in `zone`, or of epoch seconds / an ISO instant. */
+  def parseTimestamp(what: String, text: String, zone: ZoneId): Long = {
+    val t = text.trim
+    t.toLongOption.map(_ * 1000L)
+      .orElse(LocalFormats.iterator.map(f => Try(parseLocal(t, f).atZone(zone).toInstant.toEpochMilli).toOption)
+        .collectFirst { case Some(ms) => ms })
+      .orElse(Try(Instant.parse(t).toEpochMilli).toOption)
+      .getOrElse(throw new InvalidOptionException(what,
+        s"$what must be a timestamp such as '2026-11-23 10:00:00' or epoch seconds, not '$text'"))
+  }
+
+  private def parseLocal(t: String, f: DateTimeFormatter): LocalDateTime =
+    if (t.length == 10) java.time.LocalDate.parse(t, f).atStartOfDay() else LocalDateTime.parse(t, f)
+
+  /** The snapshot a point names, or a [[VersionNotFoundException]] saying what the history holds. */
+  def resolve(table: FileStoreTable, point: TimeTravel): Snapshot = {
+    val snapshots = table.snapshotManager
+    val tags = table.tagManager
+    point match {
+      case SnapshotId(id) => snapshots.readIfExists(id).orElse(tags.snapshotOf(id))
+        .getOrElse(throw missingSnapshot(table, s"snapshot $id"))
+      case TagName(name) => tags.read(name).snapshot
+      case Version(v) => tags.readIfExists(v).map(_.snapshot).getOrElse(v.toLongOption match {
+        case Some(id) => resolve(table, SnapshotId(id))
+        case None => throw tags.notFound(v)
+      })
+      case AtMillis(ms) => snapshots.latestAtOrBefore(ms).getOrElse {
+        val when = Instant.ofEpochMilli(ms)
+        val first = snapshots.earliestId().flatMap(snapshots.readIfExists)
+        throw missingSnapshot(table, s"snapshot committed at or before $when" +
+          first.map(s => s" (the earliest retained, ${s.id}, was committed at ${Instant.ofEpochMilli(s.timeMillis)})").getOrElse(""))
+      }
+    }
+  }
+
+  private def missingSnapshot(table: FileStoreTable, what: String): VersionNotFoundException = {
+    val held = (table.snapshotManager.earliestId(), table.snapshotManager.latestId()) match {
+      case (Some(first), Some(last)) => s"it holds snapshots $first to $last"
+      case _ => "it has no snapshots"
+    }
+    val tags = table.tagManager.list().map(_._1)
+    new VersionNotFoundException(s"table ${table.name}: there is no $what; $held" +
+      (if (tags.isEmpty) "" else s", and tags ${tags.mkString(", ")}"))
+  }
+}
