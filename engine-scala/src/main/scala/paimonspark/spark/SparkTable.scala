@@ -23,9 +23,10 @@ import paimonspark.table.{FileStoreTable, KeyLayout, TimeTravel}
 /**
  * A Paimon table as Spark sees it. A table opened by path (`spark.read.format("paimon")`) does not
  * offer batch writes, so Spark hands path writes to [[PaimonSource]], which handles every save mode.
- * A table pinned to a snapshot (time travel) is read only.
+ * A table pinned to a snapshot (time travel) is read only, and so is `t$ro` (`readOptimized`),
+ * which reads only the files of a primary-key table's top level, without merging.
  */
-class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolean = false)
+class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolean = false, readOptimized: Boolean = false)
     extends Table with SupportsRead with SupportsWrite {
 
   override def name(): String = tableName
@@ -39,12 +40,12 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
     (store.schema.options ++ Map("provider" -> "paimon") ++ store.schema.comment.map("comment" -> _)).asJava
 
   override def capabilities(): util.Set[TableCapability] =
-    (if (pathBased || store.pinned.isDefined) Set(BATCH_READ)
+    (if (pathBased || readOptimized || store.pinned.isDefined) Set(BATCH_READ)
      else Set(BATCH_READ, BATCH_WRITE, TRUNCATE, OVERWRITE_BY_FILTER, OVERWRITE_DYNAMIC)).asJava
 
   /** Read options naming a branch or a point in history (`spark.read.option(...)`) take effect here. */
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
-    new PaimonScanBuilder(SparkTable.withReadOptions(store, options))
+    new PaimonScanBuilder(SparkTable.withReadOptions(store, options), readOptimized)
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
     store.pinned.foreach { s =>

@@ -40,8 +40,11 @@ final class SnapshotExpiry(table: FileStoreTable) {
     val anchors = HistoryAnchors.of(table)
     val keptData = anchors.flatMap(files.data).toSet
     // (1) A file a later commit removed was live only before it: in the expired range, or in a tag.
+    // A compaction that moves a file up a level removes and adds the same file in one commit.
     ((earliest + 1) until endExclusive).flatMap(snapshots.readIfExists).appended(firstKept).foreach { s =>
-      files.delta(s).filter(_.kind == FileKind.Delete).flatMap(files.filesOf).filterNot(keptData).foreach(deleteFile)
+      val (removed, added) = files.delta(s).partition(_.kind == FileKind.Delete)
+      val moved = added.flatMap(files.filesOf).toSet
+      removed.flatMap(files.filesOf).filterNot(p => moved(p) || keptData(p)).foreach(deleteFile)
     }
     expired.flatMap(files.changelog).foreach(deleteFile)
     // (2) Manifests, lists and index files are shared by later snapshots: keep those the first kept one uses.

@@ -176,7 +176,10 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
         statistics = None,
         properties = Map.empty,
         nextRowId = Some(latest.flatMap(_.nextRowId).getOrElse(0L)))
-      if (snapshots.publish(snapshot)) return Some(snapshot.id)
+      if (snapshots.publish(snapshot)) {
+        CommitMaintenance.run(table)
+        return Some(snapshot.id)
+      }
       written.discard()
       attempt += 1
       if (attempt > maxRetries) {

@@ -232,7 +232,7 @@ object TableOptions {
     TagCreationDelay -> duration,
     TagNumRetainedMax -> int(1, Int.MaxValue),
     TagDefaultTimeRetained -> duration,
-    TagPeriodFormatter -> oneOf(Set("with_dashes", "without_dashes")),
+    TagPeriodFormatter -> oneOf(Set("with_dashes", "without_dashes", "without_dashes_and_spaces")),
     DataFilePrefix -> anything,
     WriteOnly -> boolean,
     Partition -> anything,

@@ -77,12 +77,9 @@ final class TagManager(io: FileIO, paths: TablePaths) extends Serializable {
 }
 
 object TagManager {
-  /** Tag names become file names, and an all-digit name could not be told from a snapshot id. */
+  /** Tag names become file names. Paimon allows all-digit names: `VERSION AS OF` looks tags up first. */
   def checkName(name: String): Unit = {
     if (name == null || name.trim.isEmpty) throw new InvalidOptionException("tag", "a tag name must not be blank")
-    if (name.forall(_.isDigit)) {
-      throw new InvalidOptionException("tag", s"tag name '$name' is all digits, which would read as a snapshot id")
-    }
     if (name.exists(c => "/\\:*?\"<>|".contains(c) || c < 0x20) || name.startsWith(".")) {
       throw new InvalidOptionException("tag", s"tag name '$name' may not start with '.' or hold / \\ : * ? \" < > |")
     }

@@ -4,15 +4,15 @@ import org.apache.spark.sql.connector.read._
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.format.SparkTypes
+import paimonspark.format.{DataFileMeta, SparkTypes}
 import paimonspark.table.{FileStoreTable, Predicate}
 
 /**
  * A batch scan of an append table. Files are read by Spark's own Parquet reader (vectorized where
  * it can be), split and packed into partitions the way Spark's file sources do.
  */
-final class PaimonScan(table: FileStoreTable, required: StructType, filters: Seq[Filter], predicate: Option[Predicate])
-    extends TableScan(table, required, predicate) {
+final class PaimonScan(table: FileStoreTable, required: StructType, filters: Seq[Filter], predicate: Option[Predicate],
+    fileFilter: DataFileMeta => Boolean = _ => true) extends TableScan(table, required, predicate) {
 
   private val dataSchema = SparkTypes.physical(SparkTypes.toSparkStruct(schema.nonPartitionFields, withFieldIds = false))
 
@@ -20,7 +20,7 @@ final class PaimonScan(table: FileStoreTable, required: StructType, filters: Seq
     s"PaimonScan ${table.location} [${readSchema().fieldNames.mkString(", ")}] filters: ${filters.mkString(", ")}"
 
   override def planInputPartitions(): Array[InputPartition] =
-    filePartitions(splits.flatMap(split => split.files.map(f => (partitionValues(split), dataFilePath(split, f), f.fileSize))))
+    filePartitions(splits.flatMap(split => split.files.filter(fileFilter).map(f => (partitionValues(split), dataFilePath(split, f), f.fileSize))))
       .toArray
 
   override def createReaderFactory(): PartitionReaderFactory = {

@@ -11,7 +11,7 @@ import paimonspark.table.FileStoreTable
  * Collects the columns and filters Spark pushes. Filters only select files; all of them are
  * also evaluated by Spark after the scan, so stats can never drop a matching row.
  */
-final class PaimonScanBuilder(table: FileStoreTable)
+final class PaimonScanBuilder(table: FileStoreTable, readOptimized: Boolean = false)
     extends ScanBuilder with SupportsPushDownRequiredColumns with SupportsPushDownFilters {
 
   private var required: StructType = SparkSchemas.sparkSchema(table.schema)
@@ -29,7 +29,11 @@ final class PaimonScanBuilder(table: FileStoreTable)
 
   override def build(): Scan = {
     val predicate = pushed.toSeq.flatMap(converter.convert).reduceOption(paimonspark.table.Predicate.And)
-    if (table.isPrimaryKeyTable) new PrimaryKeyScan(table, required, pushed.toSeq, predicate)
+    if (table.isPrimaryKeyTable && readOptimized) {
+      // The top level holds one version per key and no retractions: its files read as they are.
+      val top = table.options.numLevels - 1
+      new PaimonScan(table, required, pushed.toSeq, predicate, _.level == top)
+    } else if (table.isPrimaryKeyTable) new PrimaryKeyScan(table, required, pushed.toSeq, predicate)
     else new PaimonScan(table, required, pushed.toSeq, predicate)
   }
 }

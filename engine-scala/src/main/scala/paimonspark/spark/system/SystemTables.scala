@@ -3,6 +3,7 @@ package paimonspark.spark.system
 import org.apache.spark.sql.connector.catalog.Table
 
 import paimonspark.InvalidIdentifierException
+import paimonspark.spark.SparkTable
 import paimonspark.table.{FileStoreTable, TimeTravel}
 
 /** The system tables of a table (`t$snapshots`, ...), by Paimon's names. */
@@ -13,7 +14,13 @@ object SystemTables {
     "options" -> (new OptionsTable(_, _)),
     "tags" -> (new TagsTable(_, _)),
     "branches" -> (new BranchesTable(_, _)),
-    "consumers" -> (new ConsumersTable(_, _)))
+    "consumers" -> (new ConsumersTable(_, _)),
+    "files" -> (new FilesTable(_, _)),
+    "manifests" -> (new ManifestsTable(_, _)),
+    "partitions" -> (new PartitionsTable(_, _, perBucket = false)),
+    "buckets" -> (new PartitionsTable(_, _, perBucket = true)),
+    "statistics" -> (new StatisticsTable(_, _)),
+    "ro" -> ((t, n) => new SparkTable(t, n, readOptimized = true)))
 
   def names: Seq[String] = all.keys.toSeq.sorted
 

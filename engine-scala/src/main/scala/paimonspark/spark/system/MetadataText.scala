@@ -1,0 +1,30 @@
+package paimonspark.spark.system
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Cast, Literal}
+import org.apache.spark.sql.types.StringType
+
+import paimonspark.format.{BinaryRow, DataType, SparkTypes}
+
+/**
+ * Partition rows, keys and stats as Paimon's system tables print them: a row cast to a string is
+ * `{v1, v2}`, a key `[v1, v2]`, stats `{column=value, ...}` sorted by column name.
+ */
+object MetadataText {
+  def value(v: Any, t: DataType): String =
+    if (v == null) "null"
+    else Cast(Literal.create(v, SparkTypes.physicalType(t)), StringType).eval().toString
+
+  def values(row: InternalRow, types: Seq[DataType]): Seq[String] =
+    types.indices.map(i => if (row.isNullAt(i)) "null" else value(row.get(i, SparkTypes.physicalType(types(i))), types(i)))
+
+  /** `{v1, v2}` of a serialized BinaryRow, or None when it has no fields. */
+  def row(bytes: Array[Byte], types: Seq[DataType]): Option[String] =
+    if (types.isEmpty) None else Some(values(BinaryRow.deserialize(types.map(_.withNullable(true)), bytes), types).mkString("{", ", ", "}"))
+
+  def key(bytes: Array[Byte], types: Seq[DataType]): Option[String] =
+    if (types.isEmpty || bytes.length <= 8) None
+    else Some(values(BinaryRow.deserialize(types.map(_.withNullable(true)), bytes), types).mkString("[", ", ", "]"))
+
+  def map(entries: Seq[(String, String)]): String = entries.sortBy(_._1).map { case (k, v) => s"$k=$v" }.mkString("{", ", ", "}")
+}

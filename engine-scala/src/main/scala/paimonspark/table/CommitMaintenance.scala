@@ -1,0 +1,20 @@
+package paimonspark.table
+
+/**
+ * What runs after every commit unless `write-only`, in Paimon's order: automatic tags, expiry of
+ * tags past their retention, then snapshot expiry. The commit is published already, so a failure
+ * here is logged and left for the next commit or the procedures.
+ */
+object CommitMaintenance {
+  private val log = org.slf4j.LoggerFactory.getLogger(getClass)
+
+  def run(table: FileStoreTable): Unit = if (!table.options.writeOnly) {
+    try {
+      TagAutoCreation.run(table)
+      TagDeletion.expireByTime(table)
+      new SnapshotExpiry(table).expire(table.options.expireConfig(System.currentTimeMillis()))
+    } catch {
+      case e: Exception => log.warn(s"Maintenance after a commit to ${table.name} failed; it runs again after the next one", e)
+    }
+  }
+}
