@@ -30,6 +30,7 @@ class Comparison:
     candidate_seconds: list[float] = field(default_factory=list)
     goal: float = 0.9  # the candidate must reach this fraction of the baseline's throughput
     description: str = ""  # what the row measures and why its goal is what it is, for the report
+    unit: str = "rows"  # what `rows` counts: rows, or operations for latency rows
 
     def rows_per_s(self, seconds: list[float]) -> float:
         # The median ignores a single outlier run (a GC pause, a page-cache miss) in either direction.
@@ -114,8 +115,8 @@ def write_results(out_dir: Path, name: str, title: str, results: list[Comparison
     json_path.write_text(json.dumps(report, indent=2) + "\n")
     lines = [f"# {title}", ""]
     if _same_systems(results):
-        lines += ["| workload | rows | {b} rows/s | {c} rows/s | ratio {c}/{b} | goal | result |".format(
-                      b=results[0].baseline, c=results[0].candidate),
+        lines += ["| workload | {u} | {b} {u}/s | {c} {u}/s | ratio {c}/{b} | goal | result |".format(
+                      b=results[0].baseline, c=results[0].candidate, u=results[0].unit),
                   "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
         for r in results:
             lines.append(f"| {r.workload} | {r.rows:,} | {r.rows_per_s(r.baseline_seconds):,.0f} | "
@@ -123,7 +124,8 @@ def write_results(out_dir: Path, name: str, title: str, results: list[Comparison
                          f"{'pass' if r.passed else 'FAIL'} |")
     else:
         # Rows compare different pairs of systems: each row names its own.
-        lines += ["| workload | rows | baseline | baseline rows/s | candidate | candidate rows/s | "
+        u = results[0].unit
+        lines += [f"| workload | {u} | baseline | baseline {u}/s | candidate | candidate {u}/s | "
                   "ratio candidate/baseline | goal | result |",
                   "| --- | ---: | --- | ---: | --- | ---: | ---: | ---: | --- |"]
         for r in results:
@@ -159,7 +161,8 @@ def plot(path: Path, title: str, results: list[Comparison]) -> None:
     same = _same_systems(results)
     fig, ax = plt.subplots(figsize=(1.5 + 2.2 * len(results) * (1 if same else 1.4), 4.2 if same else 4.8))
     for offset, side, color in ((-width / 2, "baseline", "#8c8c8c"), (width / 2, "candidate", "#2b7bba")):
-        values = [r.rows_per_s(getattr(r, f"{side}_seconds")) / 1e6 for r in results]
+        scale = 1e6 if results[0].unit == "rows" else 1
+        values = [r.rows_per_s(getattr(r, f"{side}_seconds")) / scale for r in results]
         bars = ax.bar([x + offset for x in xs], values, width, label=getattr(results[0], side) if same else side,
                       color=color)
         ax.bar_label(bars, fmt="%.2f", fontsize=8)
@@ -167,7 +170,8 @@ def plot(path: Path, title: str, results: list[Comparison]) -> None:
     ax.set_xticks(list(xs), [f"{r.workload}\n{r.ratio:.2f}x" if same else
                              f"{r.workload}\n{r.candidate}\nvs {r.baseline}\n{r.ratio:.2f}x (goal {r.goal:.2f}x)"
                              for r in results], fontsize=None if same else 8)
-    ax.set_ylabel("million rows / s (higher is better)")
+    ax.set_ylabel(f"million {results[0].unit} / s (higher is better)" if results[0].unit == "rows"
+                  else f"{results[0].unit} / s (higher is better)")
     ax.set_title(title, fontsize=10)
     ax.legend()
     fig.tight_layout()
