@@ -22,6 +22,9 @@ def test_unknown_option_is_refused_and_nothing_is_created(spark, warehouse):
     ("file.compression", "rar"),
     ("metadata.stats-mode", "truncate(x)"),
     ("write-only", "perhaps"),
+    ("snapshot.time-retained", "-1 h"),
+    ("snapshot.num-retained.min", "0"),
+    ("tag.creation-period", "weekly"),
 ])
 def test_malformed_option_values_name_the_option(spark, warehouse, option, value):
     with pytest.raises(InvalidOptionError, match=option.replace(".", r"\.")):
@@ -29,12 +32,18 @@ def test_malformed_option_values_name_the_option(spark, warehouse, option, value
     assert not table_dir(warehouse, "malformed").exists()
 
 
+def test_snapshot_retention_min_above_max_is_refused(spark, warehouse):
+    with pytest.raises(InvalidOptionError, match="snapshot.num-retained.min' \\(10\\) must not exceed"):
+        spark.sql("CREATE TABLE paimon.default.retention (a INT) TBLPROPERTIES ('snapshot.num-retained.max' = '5')")
+    assert not table_dir(warehouse, "retention").exists()
+
+
 @pytest.mark.parametrize("option, value", [
     ("bucket", "4"),
     ("deletion-vectors.enabled", "true"),
     ("file.format", "orc"),
     ("changelog-producer", "input"),
-    ("snapshot.num-retained.max", "5"),
+    ("changelog.num-retained.max", "5"),
 ])
 def test_valid_paimon_options_not_supported_yet_say_so(spark, warehouse, option, value):
     with pytest.raises(UnsupportedFeatureError, match=f"'{option}'.*(not supported yet|does not support yet)"):

@@ -15,7 +15,7 @@ import paimonspark.table.{DataSplit, FileStoreTable, KeyLayout}
  * `t$files`: the live data files of the current (or time-travelled) snapshot, from manifests only.
  * Filters on `partition` (as `{v1, v2}`) and `bucket` narrow what is listed.
  */
-final class FilesTable(table: FileStoreTable, displayName: String) extends SystemTable(displayName) {
+final class FilesTable(table: FileStoreTable, displayName: String) extends SystemTable(table, displayName) {
   import Cells._
 
   override val fields: StructType = StructType(Seq(
@@ -43,19 +43,19 @@ final class FilesTable(table: FileStoreTable, displayName: String) extends Syste
   private val partitionTypes = table.schema.partitionRowType
   private val schemas = scala.collection.mutable.Map(table.schema.id -> table.schema)
 
-  override def rows(hints: FilterHints): Seq[InternalRow] = {
+  override def rows(at: FileStoreTable, hints: FilterHints): Seq[InternalRow] = {
     val buckets = hints.ints("bucket")
     val partitions = hints.strings("partition")
-    table.newScan().plan(table.currentSnapshot(), None).filter(s => buckets.forall(_.contains(s.bucket))).flatMap { split =>
+    at.newScan().plan(at.currentSnapshot(), None).filter(s => buckets.forall(_.contains(s.bucket))).flatMap { split =>
       val partition = MetadataText.row(split.partitionBytes, partitionTypes)
       if (partitions.exists(p => !partition.exists(p.contains))) Nil
-      else split.files.map(f => row(split, partition, f))
+      else split.files.map(f => row(at, split, partition, f))
     }
   }
 
-  private def row(split: DataSplit, partition: Option[String], f: DataFileMeta): InternalRow = {
-    val fileSchema = schemas.getOrElseUpdate(f.schemaId, table.schemaManager.read(f.schemaId))
-    val keyTypes = Try(KeyLayout.of(table.name, fileSchema).trimmedKeys.map(k => fileSchema.field(k).dataType))
+  private def row(at: FileStoreTable, split: DataSplit, partition: Option[String], f: DataFileMeta): InternalRow = {
+    val fileSchema = schemas.getOrElseUpdate(f.schemaId, at.schemaManager.read(f.schemaId))
+    val keyTypes = Try(KeyLayout.of(at.name, fileSchema).trimmedKeys.map(k => fileSchema.field(k).dataType))
       .getOrElse(Nil)
     val statsFields = f.valueStatsCols.fold(fileSchema.fields)(cols => cols.flatMap(c => fileSchema.fields.find(_.name == c)))
     val types = statsFields.map(_.dataType.withNullable(true))
@@ -70,7 +70,7 @@ final class FilesTable(table: FileStoreTable, displayName: String) extends Syste
       val i = statsFields.indexWhere(_.name == n)
       n -> f.valueStats.nullCounts.flatMap(_.lift(i)).flatten.map(_.toString).getOrElse("null")
     })
-    InternalRow(str(partition), split.bucket, str(table.dataFilePath(split.partitionBytes, split.bucket, f).toString),
+    InternalRow(str(partition), split.bucket, str(at.dataFilePath(split.partitionBytes, split.bucket, f).toString),
       str(f.fileName.substring(f.fileName.lastIndexOf('.') + 1)), f.schemaId, f.level, f.rowCount, f.fileSize,
       str(MetadataText.key(f.minKey, keyTypes)), str(MetadataText.key(f.maxKey, keyTypes)), str(nulls), str(stat(_._1)),
       str(stat(_._2)), f.minSequenceNumber, f.maxSequenceNumber,

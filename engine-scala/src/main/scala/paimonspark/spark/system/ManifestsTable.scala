@@ -6,7 +6,7 @@ import org.apache.spark.sql.types._
 import paimonspark.table.FileStoreTable
 
 /** `t$manifests`: the data manifests (base, then delta) of the current or time-travelled snapshot. */
-final class ManifestsTable(table: FileStoreTable, displayName: String) extends SystemTable(displayName) {
+final class ManifestsTable(table: FileStoreTable, displayName: String) extends SystemTable(table, displayName) {
   import Cells._
 
   override val fields: StructType = StructType(Seq(
@@ -20,9 +20,9 @@ final class ManifestsTable(table: FileStoreTable, displayName: String) extends S
     StructField("min_row_id", LongType),
     StructField("max_row_id", LongType)))
 
-  override def rows(hints: FilterHints): Seq[InternalRow] = {
-    val types = table.schema.partitionRowType
-    table.currentSnapshot().toSeq.flatMap(table.newManifestStore().dataManifests).map { m =>
+  override def rows(at: FileStoreTable, hints: FilterHints): Seq[InternalRow] = {
+    val types = at.schema.partitionRowType
+    at.currentSnapshot().toSeq.flatMap(at.newManifestStore().dataManifests).map { m =>
       InternalRow(str(m.fileName), m.fileSize, m.numAddedFiles, m.numDeletedFiles, m.schemaId,
         str(MetadataText.row(m.partitionStats.minValues, types)), str(MetadataText.row(m.partitionStats.maxValues, types)),
         long(m.minRowId), long(m.maxRowId))

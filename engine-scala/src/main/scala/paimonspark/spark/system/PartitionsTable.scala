@@ -13,7 +13,7 @@ import paimonspark.table.{DataSplit, FileStoreTable}
  * Counts are of physical rows, before any merge, as in Paimon.
  */
 final class PartitionsTable(table: FileStoreTable, displayName: String, perBucket: Boolean)
-    extends SystemTable(displayName) {
+    extends SystemTable(table, displayName) {
   import Cells._
 
   override val fields: StructType = StructType(
@@ -26,11 +26,11 @@ final class PartitionsTable(table: FileStoreTable, displayName: String, perBucke
     (if (perBucket) Nil else Seq(StructField("created_at", TimestampNTZType), StructField("created_by", StringType),
       StructField("updated_by", StringType), StructField("options", StringType))))
 
-  override def rows(hints: FilterHints): Seq[InternalRow] = {
-    val types = table.schema.partitionRowType
+  override def rows(at: FileStoreTable, hints: FilterHints): Seq[InternalRow] = {
+    val types = at.schema.partitionRowType
     val wanted = hints.strings("partition")
     val buckets = hints.ints("bucket")
-    val splits = table.newScan().plan(table.currentSnapshot(), None).filter(s => buckets.forall(_.contains(s.bucket)))
+    val splits = at.newScan().plan(at.currentSnapshot(), None).filter(s => buckets.forall(_.contains(s.bucket)))
     val groups = splits.groupBy(s => (MetadataText.row(s.partitionBytes, types), if (perBucket) s.bucket else 0))
     groups.toSeq.filter { case ((p, _), _) => wanted.forall(w => p.exists(w.contains)) }
       .sortBy { case ((p, b), _) => (p.getOrElse(""), b) }

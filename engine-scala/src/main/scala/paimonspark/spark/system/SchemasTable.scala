@@ -8,7 +8,7 @@ import paimonspark.format.SchemaJson
 import paimonspark.table.FileStoreTable
 
 /** `t$schemas`: every schema version, with its fields, keys and options as JSON text. */
-final class SchemasTable(table: FileStoreTable, displayName: String) extends SystemTable(displayName) {
+final class SchemasTable(table: FileStoreTable, displayName: String) extends SystemTable(table, displayName) {
   import Cells._
 
   override val fields: StructType = StructType(Seq(
@@ -20,8 +20,8 @@ final class SchemasTable(table: FileStoreTable, displayName: String) extends Sys
     StructField("comment", StringType),
     StructField("update_time", TimestampNTZType, nullable = false)))
 
-  override def rows(hints: FilterHints): Seq[InternalRow] = {
-    val schemas = table.schemaManager
+  override def rows(at: FileStoreTable, hints: FilterHints): Seq[InternalRow] = {
+    val schemas = at.schemaManager
     val ids = hints.longs("schema_id").map(_.toSeq.sorted).getOrElse(schemas.listIds())
     val mapper = new ObjectMapper()
     ids.filter(schemas.exists).map(schemas.read).map { s =>

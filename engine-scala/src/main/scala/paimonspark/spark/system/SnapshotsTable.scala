@@ -6,7 +6,7 @@ import org.apache.spark.sql.types._
 import paimonspark.table.FileStoreTable
 
 /** `t$snapshots`: one row per retained snapshot, oldest first. A filter on `snapshot_id` reads only those. */
-final class SnapshotsTable(table: FileStoreTable, displayName: String) extends SystemTable(displayName) {
+final class SnapshotsTable(table: FileStoreTable, displayName: String) extends SystemTable(table, displayName) {
   import Cells._
 
   override val fields: StructType = StructType(Seq(
@@ -25,8 +25,8 @@ final class SnapshotsTable(table: FileStoreTable, displayName: String) extends S
     StructField("watermark", LongType),
     StructField("next_row_id", LongType)))
 
-  override def rows(hints: FilterHints): Seq[InternalRow] = {
-    val snapshots = table.snapshotManager
+  override def rows(at: FileStoreTable, hints: FilterHints): Seq[InternalRow] = {
+    val snapshots = at.snapshotManager
     val ids = hints.longs("snapshot_id").map(_.toSeq.sorted).getOrElse(snapshots.listIds())
     ids.flatMap(snapshots.readIfExists).map { s =>
       InternalRow(s.id, s.schemaId, str(s.commitUser), s.commitIdentifier, str(s.commitKind), localTime(s.timeMillis),

@@ -11,7 +11,7 @@ import paimonspark.table.FileStoreTable
  * `t$statistics`: the table statistics the current (or time-travelled) snapshot names
  * (`statistics/stat-*`, written by Paimon's ANALYZE); empty when it names none.
  */
-final class StatisticsTable(table: FileStoreTable, displayName: String) extends SystemTable(displayName) {
+final class StatisticsTable(table: FileStoreTable, displayName: String) extends SystemTable(table, displayName) {
   import Cells._
 
   override val fields: StructType = StructType(Seq(
@@ -21,10 +21,10 @@ final class StatisticsTable(table: FileStoreTable, displayName: String) extends 
     StructField("mergedRecordSize", LongType),
     StructField("colstat", StringType)))
 
-  override def rows(hints: FilterHints): Seq[InternalRow] =
-    table.currentSnapshot().flatMap(_.statistics).toSeq.map { file =>
+  override def rows(at: FileStoreTable, hints: FilterHints): Seq[InternalRow] =
+    at.currentSnapshot().flatMap(_.statistics).toSeq.map { file =>
       val mapper = new ObjectMapper()
-      val json = mapper.readTree(table.io.readUtf8(new Path(table.paths.statisticsDir, file)))
+      val json = mapper.readTree(at.io.readUtf8(new Path(at.paths.statisticsDir, file)))
       def long(name: String): Any = Option(json.get(name)).filterNot(_.isNull).map(n => Long.box(n.asLong())).orNull
       InternalRow(json.get("snapshotId").asLong(), json.get("schemaId").asLong(), long("mergedRecordCount"), long("mergedRecordSize"),
         str(Option(json.get("colStats")).map(mapper.writeValueAsString)))

@@ -15,17 +15,19 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.unsafe.types.UTF8String
 
-import paimonspark.spark.LocalRows
+import paimonspark.spark.{LocalRows, SparkTable}
+import paimonspark.table.FileStoreTable
 
 /**
  * A read-only table of metadata, computed on the driver from metadata files alone (never data
- * files). Filters are hints: a table may use those on its key columns to read less, and Spark
- * applies every filter again to the rows returned.
+ * files). Rows describe the table as the read options address it (a branch, a snapshot), else as
+ * it was loaded. Filters are hints: a table may use those on its key columns to read less, and
+ * Spark applies every filter again to the rows returned.
  */
-abstract class SystemTable(displayName: String) extends Table with SupportsRead {
+abstract class SystemTable(loaded: FileStoreTable, displayName: String) extends Table with SupportsRead {
   /** Paimon's column names and types. */
   def fields: StructType
-  def rows(hints: FilterHints): Seq[InternalRow]
+  def rows(at: FileStoreTable, hints: FilterHints): Seq[InternalRow]
 
   override def name(): String = displayName
   override def schema(): StructType = fields
@@ -36,7 +38,8 @@ abstract class SystemTable(displayName: String) extends Table with SupportsRead 
       private var pushed = Array.empty[Filter]
       override def pushFilters(filters: Array[Filter]): Array[Filter] = { pushed = filters; filters }
       override def pushedFilters(): Array[Filter] = pushed
-      override def build(): Scan = LocalRows(fields, rows(FilterHints(pushed.toSeq)).toArray)
+      override def build(): Scan =
+        LocalRows(fields, rows(SparkTable.withReadOptions(loaded, options), FilterHints(pushed.toSeq)).toArray)
     }
 }
 

@@ -6,7 +6,7 @@ import org.apache.spark.sql.types._
 import paimonspark.table.FileStoreTable
 
 /** `t$tags`: one row per tag, by the id of its snapshot. */
-final class TagsTable(table: FileStoreTable, displayName: String) extends SystemTable(displayName) {
+final class TagsTable(table: FileStoreTable, displayName: String) extends SystemTable(table, displayName) {
   import Cells._
 
   override val fields: StructType = StructType(Seq(
@@ -18,9 +18,9 @@ final class TagsTable(table: FileStoreTable, displayName: String) extends System
     StructField("create_time", TimestampNTZType),
     StructField("time_retained", StringType)))
 
-  override def rows(hints: FilterHints): Seq[InternalRow] = {
+  override def rows(at: FileStoreTable, hints: FilterHints): Seq[InternalRow] = {
     val wanted = hints.strings("tag_name")
-    table.tagManager.list().filter { case (name, _) => wanted.forall(_.contains(name)) }.map { case (name, tag) =>
+    at.tagManager.list().filter { case (name, _) => wanted.forall(_.contains(name)) }.map { case (name, tag) =>
       val s = tag.snapshot
       InternalRow(str(name), s.id, s.schemaId, localTime(s.timeMillis), s.totalRecordCount,
         tag.createTime.map(t => Long.box(localTime(t))).orNull, str(tag.timeRetained.map(_.toString)))
