@@ -24,7 +24,11 @@ lazy val engine = (project in file("engine-scala"))
   .settings(
     name := "paimon-spark",
     libraryDependencies ++= Seq(
-      "org.scalatest" %% "scalatest" % "3.2.19" % Test
+      "org.scalatest" %% "scalatest" % "3.2.19" % Test,
+      // Apache Paimon's Java core, the reference implementation, as a test oracle only (never shipped):
+      // interop suites read our tables with it and write tables for us to read. Intransitive: the few
+      // libraries it declares (snappy, lz4, slf4j) come from pyspark's jars, in Spark's versions.
+      ("org.apache.paimon" % "paimon-bundle" % "1.4.2" % Test).intransitive()
     ),
     Compile / unmanagedJars ++= (pysparkJars * "*.jar").classpath,
     Test / unmanagedJars ++= (pysparkJars * "*.jar").classpath,

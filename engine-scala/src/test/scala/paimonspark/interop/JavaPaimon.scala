@@ -1,0 +1,136 @@
+package paimonspark.interop
+
+import java.nio.file.{Files, Path}
+
+import scala.collection.mutable.ArrayBuffer
+import scala.jdk.CollectionConverters._
+
+import org.apache.paimon.catalog.{Catalog, CatalogContext, CatalogFactory, Identifier}
+import org.apache.paimon.data.{BinaryString, Decimal, GenericRow, InternalRow, Timestamp}
+import org.apache.paimon.disk.IOManager
+import org.apache.paimon.options.{ExpireConfig, Options}
+import org.apache.paimon.schema.Schema
+import org.apache.paimon.table.FileStoreTable
+import org.apache.paimon.table.source.DataSplit
+import org.apache.paimon.types.RowKind
+
+/**
+ * Apache Paimon's Java core (paimon-bundle, test scope only) over one warehouse: the reference
+ * reader and writer that interop suites hold our tables against. Tables are named "db.t", a branch
+ * "db.t$branch_b". Rows come back as sorted lists of plain values (String, Integer, Long, ...), the
+ * shape [[JavaPaimon.sorted]] gives Spark rows, so the two compare with `==`.
+ */
+final class JavaPaimon(warehouse: Path) extends AutoCloseable {
+  private val catalog: Catalog = {
+    val conf = new Options()
+    conf.set("warehouse", warehouse.toString)
+    // No caching: the other engine changes the tables between calls.
+    conf.set("cache-enabled", "false")
+    CatalogFactory.createCatalog(CatalogContext.create(conf))
+  }
+  private lazy val ioManager = IOManager.create(Files.createTempDirectory("java-paimon-io").toString)
+
+  /** The table as it is on disk now (loaded afresh on every call). */
+  def table(name: String): FileStoreTable = catalog.getTable(Identifier.fromString(name)).asInstanceOf[FileStoreTable]
+
+  def createTable(name: String, schema: Schema): FileStoreTable = {
+    catalog.createDatabase(Identifier.fromString(name).getDatabaseName, true)
+    catalog.createTable(Identifier.fromString(name), schema, false)
+    table(name)
+  }
+
+  /**
+   * Every row of a batch read of a table, a branch or a system table ("db.t$snapshots"), with scan
+   * options such as `scan.snapshot-id` or `scan.tag-name`.
+   */
+  def rows(name: String, options: (String, String)*): Seq[Seq[Any]] = {
+    val t = catalog.getTable(Identifier.fromString(name)).copy(options.toMap.asJava)
+    val getters = t.rowType().getFields.asScala.zipWithIndex.map { case (f, i) => InternalRow.createFieldGetter(f.`type`(), i) }
+    val rb = t.newReadBuilder()
+    val reader = rb.newRead().createReader(rb.newScan().plan().splits())
+    val out = ArrayBuffer.empty[Seq[Any]]
+    try reader.forEachRemaining { row =>
+      assert(row.getRowKind == RowKind.INSERT || row.getRowKind == RowKind.UPDATE_AFTER, s"batch read gave ${row.getRowKind}")
+      out += getters.map(g => JavaPaimon.plain(g.getFieldOrNull(row))).toSeq
+    }
+    finally reader.close()
+    JavaPaimon.sorted(out.toSeq)
+  }
+
+  def atSnapshot(name: String, id: Long): Seq[Seq[Any]] = rows(name, "scan.snapshot-id" -> id.toString)
+  def atTag(name: String, tag: String): Seq[Seq[Any]] = rows(name, "scan.tag-name" -> tag)
+
+  /** Retained snapshot ids, oldest first, as Java lists them. */
+  def snapshotIds(name: String): Seq[Long] =
+    table(name).snapshotManager().safelyGetAllSnapshots().asScala.map(_.id()).toSeq.sorted
+
+  def earliestId(name: String): Option[Long] = Option(table(name).snapshotManager().earliestSnapshotId()).map(_.longValue)
+  def latestId(name: String): Option[Long] = Option(table(name).snapshotManager().latestSnapshotId()).map(_.longValue)
+
+  /** Tag name -> (snapshot id, time retained as `Duration.toString`, or null). */
+  def tags(name: String): Map[String, (Long, String)] =
+    table(name).tagManager().tagObjects().asScala.map { p =>
+      p.getRight -> (p.getLeft.id(), Option(p.getLeft.getTagTimeRetained).map(_.toString).orNull)
+    }.toMap
+
+  /** One batch commit; each row is (kind, values) with Scala values (String, Int, Long, ...). */
+  def write(name: String, rows: Seq[(RowKind, Seq[Any])]): Unit = {
+    val builder = table(name).newBatchWriteBuilder()
+    val write = builder.newWrite().withIOManager(ioManager)
+    val commit = builder.newCommit()
+    try {
+      rows.foreach { case (kind, values) => write.write(GenericRow.ofKind(kind, values.map(JavaPaimon.internal): _*)) }
+      commit.commit(write.prepareCommit())
+    } finally { write.close(); commit.close() }
+  }
+
+  def insert(name: String, rows: Seq[Any]*): Unit = write(name, rows.map(RowKind.INSERT -> _))
+
+  /** A full compaction of every bucket that has data, committed as one COMPACT snapshot. */
+  def compact(name: String): Unit = {
+    val t = table(name)
+    val buckets = t.newReadBuilder().newScan().plan().splits().asScala
+      .collect { case s: DataSplit => (s.partition(), s.bucket()) }.distinct
+    val builder = t.newBatchWriteBuilder()
+    val write = builder.newWrite().withIOManager(ioManager)
+    val commit = builder.newCommit()
+    try {
+      buckets.foreach { case (partition, bucket) => write.compact(partition, bucket, true) }
+      commit.commit(write.prepareCommit())
+    } finally { write.close(); commit.close() }
+  }
+
+  /**
+   * Java's own snapshot expiry, decided by count: with a day of time retention no snapshot of a test
+   * is old enough to go for its age, so exactly those beyond `retainMax` go.
+   */
+  def expire(name: String, retainMax: Int, retainMin: Int): Int =
+    table(name).newExpireSnapshots().config(ExpireConfig.builder().snapshotRetainMax(retainMax)
+      .snapshotRetainMin(retainMin).snapshotTimeRetain(java.time.Duration.ofDays(1)).snapshotMaxDeletes(Int.MaxValue)
+      .build()).expire()
+
+  override def close(): Unit = {
+    catalog.close()
+    ioManager.close()
+  }
+}
+
+object JavaPaimon {
+  /**
+   * A Java Paimon field as a plain value, the way Spark's Row gives it. Timestamps keep Spark's
+   * microseconds: Java's `$tags.create_time` carries the tag file's nanoseconds as they are.
+   */
+  def plain(v: Any): Any = v match {
+    case s: BinaryString => s.toString
+    case d: Decimal => d.toBigDecimal
+    case t: Timestamp => t.toLocalDateTime.truncatedTo(java.time.temporal.ChronoUnit.MICROS)
+    case other => other
+  }
+
+  def internal(v: Any): AnyRef = v match {
+    case s: String => BinaryString.fromString(s)
+    case other => other.asInstanceOf[AnyRef]
+  }
+
+  def sorted(rows: Seq[Seq[Any]]): Seq[Seq[Any]] = rows.sortBy(_.mkString("\u0001"))
+}
