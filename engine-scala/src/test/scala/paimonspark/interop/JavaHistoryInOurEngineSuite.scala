@@ -81,10 +81,14 @@ class JavaHistoryInOurEngineSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(sql(s"SELECT time_retained FROM paimon.default.`$t$$tags` WHERE tag_name = 'j2'").head.getString(0) == "PT24H")
 
       // Our expiry on Java's table: Java still reads everything left, and we agree on the earliest.
+      val javaExpired = java.twin(name, "java_expired")
       val now = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"))
       val deleted = sql(s"CALL paimon.sys.expire_snapshots(table => '$name', retain_max => 1, retain_min => 1, " +
         s"older_than => '$now')").head.getInt(0)
       assert(deleted == 1 && ourSnapshotIds(t) == Seq(6L))
+      // Java's own expiry with the same bounds on a copy deletes exactly the files we deleted.
+      assert(java.expire(javaExpired, retainMax = 1, retainMin = 1) == 1)
+      assert(java.layout(name) == java.layout(javaExpired))
       assert(java.snapshotIds(name) == Seq(6L) && java.earliestId(name) == Some(6L))
       assert(java.atSnapshot(name, 6) == latest && java.rows(name) == latest)
       Seq("j1" -> byId(1), "j2" -> byId(2), "j4" -> byId(4)).foreach { case (tag, rows) =>

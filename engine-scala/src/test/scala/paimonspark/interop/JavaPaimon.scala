@@ -1,6 +1,7 @@
 package paimonspark.interop
 
 import java.nio.file.{Files, Path}
+import java.time.Duration
 
 import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
@@ -101,13 +102,32 @@ final class JavaPaimon(warehouse: Path) extends AutoCloseable {
   }
 
   /**
-   * Java's own snapshot expiry, decided by count: with a day of time retention no snapshot of a test
-   * is old enough to go for its age, so exactly those beyond `retainMax` go.
+   * Java's own snapshot expiry. By default decided by count: with a day of time retention no snapshot
+   * of a test is old enough to go for its age, so exactly those beyond `retainMax` go.
    */
-  def expire(name: String, retainMax: Int, retainMin: Int): Int =
+  def expire(name: String, retainMax: Int, retainMin: Int, timeRetained: Duration = Duration.ofDays(1)): Int =
     table(name).newExpireSnapshots().config(ExpireConfig.builder().snapshotRetainMax(retainMax)
-      .snapshotRetainMin(retainMin).snapshotTimeRetain(java.time.Duration.ofDays(1)).snapshotMaxDeletes(Int.MaxValue)
-      .build()).expire()
+      .snapshotRetainMin(retainMin).snapshotTimeRetain(timeRetained).snapshotMaxDeletes(Int.MaxValue).build()).expire()
+
+  private def dir(name: String): Path = {
+    val id = Identifier.fromString(name)
+    warehouse.resolve(s"${id.getDatabaseName}.db").resolve(id.getTableName)
+  }
+
+  /** A copy of table "db.t" as "db.t_<suffix>" (returned), for Java to run on it what we run on the original. */
+  def twin(name: String, suffix: String): String = {
+    val (from, to) = (dir(name), dir(s"${name}_$suffix"))
+    Files.walk(from).iterator().asScala.foreach(p => Files.copy(p, to.resolve(from.relativize(p).toString)))
+    s"${name}_$suffix"
+  }
+
+  /** Every file of a table by path relative to the table, with the contents of the snapshot hint files. */
+  def layout(name: String): Map[String, String] = {
+    val root = dir(name)
+    Files.walk(root).iterator().asScala.filter(Files.isRegularFile(_)).filterNot(_.getFileName.toString.endsWith(".crc"))
+      .map(p => root.relativize(p).toString -> (if (p.getParent.getFileName.toString == "snapshot" &&
+        Set("EARLIEST", "LATEST")(p.getFileName.toString)) Files.readString(p).trim else "")).toMap
+  }
 
   override def close(): Unit = {
     catalog.close()

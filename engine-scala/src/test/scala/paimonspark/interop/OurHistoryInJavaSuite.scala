@@ -1,5 +1,7 @@
 package paimonspark.interop
 
+import java.time.{Duration, LocalDateTime}
+
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -49,6 +51,25 @@ class OurHistoryInJavaSuite extends AnyFunSuite with BeforeAndAfterAll {
     (ids.map(_.toString) ++ ourTags(t).keys.map(n => s"'$n'")).map(v => v -> ourVersion(t, v)).toMap
   }
 
+  /** The same files and hints in our table and in the twin Java worked on, with the differences spelled out. */
+  private def assertSameLayout(ours: String, javas: String): Unit = {
+    val (a, b) = (java.layout(ours), java.layout(javas))
+    assert(a == b, s"only ours: ${(a.toSet -- b.toSet).toSeq.sorted}; only Java's: ${(b.toSet -- a.toSet).toSeq.sorted}")
+  }
+
+  /**
+   * After a rollback: the same snapshots, tags, schemas and hints. Paimon's rollback leaves the data
+   * and manifest files of what it removed to orphan cleanup, ours deletes them (docs/history.md), so
+   * there ours only need be a subset; reading every version afterwards shows nothing needed went.
+   */
+  private def assertSameHistoryLayout(ours: String, javas: String): Unit = {
+    def history(l: Map[String, String]) = l.filter { case (p, _) => Seq("snapshot/", "tag/", "schema/").exists(p.startsWith) }
+    val (a, b) = (java.layout(ours), java.layout(javas))
+    assert(history(a) == history(b),
+      s"only ours: ${(history(a).toSet -- history(b).toSet).toSeq.sorted}; only Java's: ${(history(b).toSet -- history(a).toSet).toSeq.sorted}")
+    assert(a.keySet.subsetOf(b.keySet), s"files we kept that Java's rollback deleted: ${(a.keySet -- b.keySet).toSeq.sorted}")
+  }
+
   private def assertJavaReadsHistory(t: String, versions: Map[String, Seq[Seq[Any]]]): Unit = {
     val (name, ids, tags) = (s"default.$t", ourSnapshotIds(t), ourTags(t))
     assert(java.snapshotIds(name) == ids)
@@ -91,21 +112,29 @@ class OurHistoryInJavaSuite extends AnyFunSuite with BeforeAndAfterAll {
       val e = s"${t}_exp"
       val versions = writeHistory(e, props)
       val latest = ourSnapshotIds(e).last
-      // Older than the second of the last-but-one commit: the count decides, and retain_max keeps two.
+      // A second before the last-but-one commit: the count decides, and retain_max keeps two.
       // (As in Paimon, a snapshot older than older_than goes even within retain_max, down to retain_min.)
-      val olderThan = sql(s"SELECT date_format(commit_time, 'yyyy-MM-dd HH:mm:ss') FROM paimon.default.`$e$$snapshots` " +
-        s"WHERE snapshot_id = ${latest - 1}").head.getString(0)
+      val olderThan = sql(s"SELECT date_format(commit_time - INTERVAL 1 SECOND, 'yyyy-MM-dd HH:mm:ss') " +
+        s"FROM paimon.default.`$e$$snapshots` WHERE snapshot_id = ${latest - 1}").head.getString(0)
+      val javaExpired = java.twin(s"default.$e", "java_expired")
       val deleted = sql(s"CALL paimon.sys.expire_snapshots(table => 'default.$e', retain_max => 2, retain_min => 1, " +
         s"older_than => '$olderThan')").head.getInt(0)
       assert(deleted == latest - 2 && ourSnapshotIds(e) == Seq(latest - 1, latest))
+      // Java's expiry with the same bounds on a copy deletes exactly the files we deleted.
+      val retained = Duration.between(LocalDateTime.parse(olderThan.replace(' ', 'T')), LocalDateTime.now())
+      assert(java.expire(javaExpired, retainMax = 2, retainMin = 1, retained) == deleted)
+      assertSameLayout(s"default.$e", javaExpired)
       assert(java.earliestId(s"default.$e") == Some(latest - 1))
       assert(ourTags(e).keySet == Set("first", "two", "kept", "last"))
       assertJavaReadsHistory(e, versions)
 
       // Back to a retained snapshot: later snapshots and tags go, Java reads the state we read.
+      val javaRolledBack = java.twin(s"default.$e", "java_rolled_back")
+      java.table(javaRolledBack).rollbackTo(latest - 1)
       val back = sql(s"CALL paimon.sys.rollback(table => 'default.$e', version => '${latest - 1}')").head
       assert((back.getLong(0), back.getLong(1)) == (latest, latest - 1))
       assert(ourTags(e).keySet == Set("first", "two", "kept"))
+      assertSameHistoryLayout(s"default.$e", javaRolledBack)
       assertJavaReadsHistory(e, versions)
       assert(java.rows(s"default.$e") == versions((latest - 1).toString))
       sql(s"INSERT INTO paimon.default.$e VALUES (7, 'g', 'd1')")
@@ -114,7 +143,10 @@ class OurHistoryInJavaSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(java.rows(s"default.$e") == ours(s"SELECT * FROM paimon.default.$e"))
 
       // Back to a tag whose snapshot expired: its snapshot file comes back for Java too.
+      val javaToTag = java.twin(s"default.$e", "java_to_tag")
+      java.table(javaToTag).rollbackTo("first")
       sql(s"CALL paimon.sys.rollback(table => 'default.$e', version => 'first')")
+      assertSameHistoryLayout(s"default.$e", javaToTag)
       assert(java.snapshotIds(s"default.$e") == Seq(1L) && java.earliestId(s"default.$e") == Some(1L))
       assert(java.tags(s"default.$e").keySet == Set("first"))
       assert(java.rows(s"default.$e") == versions("1"))
