@@ -91,6 +91,12 @@ class OurHistoryInJavaSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(versions("'last'") == JavaPaimon.sorted(latest ++ Seq(Seq(5, "e", "d2"), Seq(6, "f", "d2"))))
       assert(ourTags(t)("kept") == (3L, "PT24H") && ourTags(t)("two") == (2L, null))
       assertJavaReadsHistory(t, versions)
+      // By time: at a commit's millisecond, and one before it.
+      val millis = java.table(s"default.$t").snapshotManager().snapshot(3).timeMillis()
+      Seq(millis -> "3", millis - 1 -> "2").foreach { case (ms, id) =>
+        assert(java.rows(s"default.$t", "scan.timestamp-millis" -> ms.toString) == versions(id))
+        assert(ours(s"SELECT * FROM paimon.default.$t TIMESTAMP AS OF timestamp_millis($ms)") == versions(id))
+      }
       // Java's own system tables over our files, column by column.
       assert(java.rows(s"default.$t$$snapshots") == ours(s"SELECT * FROM paimon.default.`$t$$snapshots`"))
       assert(java.rows(s"default.$t$$tags") == ours(s"SELECT * FROM paimon.default.`$t$$tags`"))
