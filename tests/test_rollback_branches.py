@@ -223,7 +223,8 @@ def test_empty_branch_written_and_read_apart_from_main(spark, oracle, warehouse)
     call(spark, "create_tag", table="default.br$branch_dev", tag="dev_tag", snapshot=1)
     assert tags(warehouse, "br", "dev") == ["dev_tag"] and tags(warehouse, "br") == []
     assert rows(spark.sql("SELECT * FROM paimon.default.`br$branch_dev` VERSION AS OF 'dev_tag'")) == dev[:1]
-    assert [r[0] for r in spark.sql("SELECT tag_name FROM paimon.default.`br$branch_dev$tags`").collect()] == ["dev_tag"]
+    branch_tags = spark.sql("SELECT tag_name FROM paimon.default.`br$branch_dev$tags`").collect()
+    assert [r[0] for r in branch_tags] == ["dev_tag"]
     assert orphans(spark, "default.br") == []
 
 

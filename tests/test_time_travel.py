@@ -146,7 +146,8 @@ def test_projection_filters_and_partition_pruning_at_a_past_snapshot(spark, appe
     # Partition c does not exist at snapshot 1.
     assert rows(spark.sql(f"SELECT * FROM {name} VERSION AS OF 1 WHERE p = 'c'")) == []
     # The partition filter reaches the scan of the past snapshot.
-    plan = spark.sql(f"SELECT v FROM {name} VERSION AS OF 2 WHERE p = 'a'")._jdf.queryExecution().executedPlan().toString()
+    query = spark.sql(f"SELECT v FROM {name} VERSION AS OF 2 WHERE p = 'a'")
+    plan = query._jdf.queryExecution().executedPlan().toString()
     assert "PaimonScan" in plan and "EqualTo(p,a)" in plan, plan
     # Versions compose with joins and unions of the same table.
     joined = spark.sql(f"SELECT o.id, n.id FROM {name} VERSION AS OF 2 o FULL JOIN {name} VERSION AS OF 4 n "
