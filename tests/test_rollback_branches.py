@@ -307,6 +307,52 @@ def test_main_expiry_and_tag_deletion_keep_the_files_a_branch_reads(spark, oracl
     assert rows(spark.table("paimon.default.brx")) == main_rows
 
 
+def test_branch_expiry_keeps_the_files_main_still_reads(spark, oracle, warehouse):
+    """Main wrote a file after its earliest snapshot, then the branch forked: the branch dropping and expiring that
+    file must leave it to main."""
+    t = Table(spark, warehouse, "bry")
+    t.insert((1, "a", "x"))
+    t.insert((2, "b", "y"))
+    call(spark, "create_tag", table="default.bry", tag="fork", snapshot=2)
+    call(spark, "create_branch", table="default.bry", branch="b", tag="fork")
+    # The branch starts with a copy of the tag; both go.
+    assert tags(warehouse, "bry", "b") == ["fork"]
+    call(spark, "delete_tag", table="default.bry", tag="fork")
+    call(spark, "delete_tag", table="default.bry$branch_b", tag="fork")
+    spark.sql("INSERT OVERWRITE paimon.default.`bry$branch_b` VALUES (3, 'c', 'z')")
+    spark.sql("INSERT INTO paimon.default.`bry$branch_b` VALUES (4, 'd', 'z')")
+    future = utc_seconds_text(int(time.time() * 1000) + 60_000)
+    assert call(spark, "expire_snapshots", table="default.bry$branch_b", retain_max=1, retain_min=1,
+                older_than=future) == [(2,)]
+    assert rows(spark.table("paimon.default.`bry$branch_b`")) == [(3, "c", "z"), (4, "d", "z")]
+    assert rows(spark.table("paimon.default.bry")) == t.rows
+    assert oracle_rows(oracle, "bry") == t.rows
+    for sid in (1, 2):
+        assert rows(spark.sql(f"SELECT * FROM paimon.default.bry VERSION AS OF {sid}")) == t.states[sid]
+    assert orphans(spark, "default.bry") == []
+
+
+def test_branch_tag_deletion_keeps_the_files_main_still_reads(spark, oracle, warehouse):
+    t = Table(spark, warehouse, "brz")
+    t.insert((1, "a", "x"))
+    t.insert((2, "b", "y"))
+    call(spark, "create_tag", table="default.brz", tag="fork", snapshot=2)
+    call(spark, "create_branch", table="default.brz", branch="b", tag="fork")
+    call(spark, "delete_tag", table="default.brz", tag="fork")
+    call(spark, "delete_tag", table="default.brz$branch_b", tag="fork")
+    # The branch tags its first snapshot, moves on, expires it, then deletes the tag.
+    call(spark, "create_tag", table="default.brz$branch_b", tag="start", snapshot=2)
+    spark.sql("INSERT OVERWRITE paimon.default.`brz$branch_b` VALUES (3, 'c', 'z')")
+    future = utc_seconds_text(int(time.time() * 1000) + 60_000)
+    call(spark, "expire_snapshots", table="default.brz$branch_b", retain_max=1, retain_min=1, older_than=future)
+    assert snapshot_ids(warehouse, "brz", "b") == [3]
+    call(spark, "delete_tag", table="default.brz$branch_b", tag="start")
+    assert rows(spark.table("paimon.default.`brz$branch_b`")) == [(3, "c", "z")]
+    assert rows(spark.table("paimon.default.brz")) == t.rows
+    assert oracle_rows(oracle, "brz") == t.rows
+    assert orphans(spark, "default.brz") == []
+
+
 def test_bad_branch_calls_change_nothing(spark, warehouse):
     t = Table(spark, warehouse, "brbad")
     t.insert((1, "a", "x"))
