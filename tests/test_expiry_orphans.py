@@ -128,6 +128,49 @@ def test_primary_key_table_expiry_keeps_what_compaction_rewrote_correctly(spark,
     assert orphans(spark, "default.ex_pk") == []
 
 
+def live_files(oracle, name):
+    """{file name: level} of the live data files, as pypaimon plans them."""
+    splits = oracle.get_table(f"default.{name}").new_read_builder().new_scan().plan().splits()
+    return {f.file_name: f.level for s in splits for f in s.files}
+
+
+def test_files_a_compaction_moved_up_survive_expiry_and_rollback(spark, oracle, warehouse):
+    """A compaction that moves a file up a level removes and adds the same file: it is still live."""
+    spark.sql("CREATE TABLE paimon.default.ex_moved (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', "
+              "'bucket' = '1', 'write-only' = 'true', 'target-file-size' = '1 kb')")
+    root = table_dir(warehouse, "ex_moved")
+    spark.sql("INSERT INTO paimon.default.ex_moved SELECT CAST(id AS INT), 'a' FROM range(0, 2048)")
+    spark.sql("INSERT INTO paimon.default.ex_moved SELECT CAST(id AS INT), 'b' FROM range(5000, 6024)")
+    before = live_files(oracle, "ex_moved")
+    call(spark, "compact", table="default.ex_moved")
+    assert live_files(oracle, "ex_moved") == {n: 5 for n in before}, "the compaction moved the files"
+    expected = [(i, "a") for i in range(2048)] + [(i, "b") for i in range(5000, 6024)]
+    # Rolling back to before the compaction keeps the files: snapshot 2 reads them at level 0.
+    assert call(spark, "rollback", table="default.ex_moved", snapshot=2) == [(3, 2)]
+    assert {p.name for p in (root / "bucket-0").iterdir()} == set(before)
+    assert rows(spark.table("paimon.default.ex_moved")) == expected
+    assert oracle_rows(oracle, "ex_moved") == expected
+    # Moved again, tagged, then new keys across two of the files: those two are rewritten, the third stays.
+    call(spark, "compact", table="default.ex_moved")
+    call(spark, "create_tag", table="default.ex_moved", tag="moved", snapshot=3)
+    spark.sql("INSERT INTO paimon.default.ex_moved SELECT CAST(id AS INT), 'c' FROM range(1000, 1100)")
+    call(spark, "compact", table="default.ex_moved")
+    assert snapshot_ids(warehouse, "ex_moved") == [1, 2, 3, 4, 5]
+    expected = [(i, "c" if 1000 <= i < 1100 else v) for i, v in expected]
+    after = live_files(oracle, "ex_moved")
+    assert len(set(before) & set(after)) == 1
+    assert call(spark, "expire_snapshots", table="default.ex_moved", retain_max=1, retain_min=1,
+                older_than=in_a_minute()) == [(4,)]
+    # The tag still reads the three moved files.
+    assert {p.name for p in (root / "bucket-0").iterdir()} == set(before) | set(after)
+    assert rows(spark.sql("SELECT count(*) FROM paimon.default.ex_moved VERSION AS OF 'moved'")) == [(3072,)]
+    call(spark, "delete_tag", table="default.ex_moved", tag="moved")
+    assert {p.name for p in (root / "bucket-0").iterdir()} == set(after)
+    assert rows(spark.table("paimon.default.ex_moved")) == expected
+    assert oracle_rows(oracle, "ex_moved") == expected
+    assert orphans(spark, "default.ex_moved") == []
+
+
 def test_write_only_tables_do_not_expire_until_it_is_turned_off(spark, oracle, warehouse):
     t = Tracked(spark, warehouse, "ex_wo", "'snapshot.num-retained.max' = '3', 'snapshot.num-retained.min' = '1', "
                                            "'write-only' = 'true'")
