@@ -370,6 +370,11 @@ def test_bad_branch_calls_change_nothing(spark, warehouse):
         call(spark, "create_branch", table="default.brbad", branch="b2", tag="nope")
     with pytest.raises(VersionNotFoundError, match="'ghost'.*b1"):
         call(spark, "delete_branch", table="default.brbad", branch="ghost")
+    # Every name is checked before any branch is deleted.
+    with pytest.raises(VersionNotFoundError, match="'ghost'"):
+        call(spark, "delete_branch", table="default.brbad", branch="b1,ghost")
+    with pytest.raises(InvalidOptionError, match="','"):
+        call(spark, "delete_branch", table="default.brbad", branch=",")
     with pytest.raises(VersionNotFoundError, match="'ghost'"):
         call(spark, "fast_forward", table="default.brbad", branch="ghost")
     with pytest.raises(VersionNotFoundError, match="'b1'.*no snapshot"):

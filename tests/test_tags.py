@@ -60,7 +60,7 @@ def test_create_tag_on_latest_and_given_snapshot(spark, oracle, warehouse, tagge
         assert tag_json(warehouse, "tg", tag) == snapshot_json(warehouse, "tg", sid)
         assert rows(spark.sql(f"SELECT * FROM paimon.default.tg VERSION AS OF '{tag}'")) == tagged[sid]
         assert oracle_rows_at(oracle, "tg", {"scan.tag-name": tag}) == tagged[sid]
-    assert pypaimon_tags(oracle, "tg") == {"latest", "first", "second"}
+    assert {"latest", "first", "second"} <= pypaimon_tags(oracle, "tg")
     # Tags do not change the table.
     assert snapshot_ids(warehouse, "tg") == [1, 2, 3]
     assert rows(spark.table("paimon.default.tg")) == tagged[3]
@@ -97,6 +97,8 @@ def test_tag_with_time_retained_is_written_as_paimon_writes_it(spark, warehouse,
 
 
 def test_tags_table_matches_the_tag_files_and_pypaimon(spark, oracle, warehouse, tagged):
+    call(spark, "create_tag", table="default.tg", tag="t_one", snapshot=1)
+    call(spark, "create_tag", table="default.tg", tag="t_three", snapshot=3, time_retained="5 s")
     ours = {r["tag_name"]: r.asDict() for r in spark.sql("SELECT * FROM paimon.default.`tg$tags`").collect()}
     assert set(ours) == set(tag_names(warehouse, "tg"))
     theirs = {r["tag_name"]: r for r in oracle_system_rows(oracle, "tg$tags")}
@@ -119,7 +121,9 @@ def test_tags_table_matches_the_tag_files_and_pypaimon(spark, oracle, warehouse,
     assert [r["snapshot_id"] for r in spark.sql("SELECT * FROM paimon.default.`tg$tags`").collect()] == \
         sorted(r["snapshot_id"] for r in ours.values())
     assert [r[0] for r in spark.sql("SELECT snapshot_id FROM paimon.default.`tg$tags` "
-                                    "WHERE tag_name IN ('first', 'latest')").collect()] == [1, 3]
+                                    "WHERE tag_name IN ('t_one', 't_three')").collect()] == [1, 3]
+    assert ours["t_three"]["time_retained"] == "PT5S" and ours["t_one"]["create_time"] is None
+    call(spark, "delete_tag", table="default.tg", tag="t_one,t_three")
 
 
 def test_create_tag_from_timestamp(spark, warehouse, tagged):
@@ -147,6 +151,7 @@ def test_create_tag_from_timestamp(spark, warehouse, tagged):
 
 def test_rename_tag_moves_the_same_content(spark, oracle, warehouse, tagged):
     call(spark, "create_tag", table="default.tg", tag="old_name", snapshot=2, time_retained="3 d")
+    call(spark, "create_tag", table="default.tg", tag="taken", snapshot=1)
     content = tag_file(warehouse, "tg", "old_name").read_bytes()
     assert call(spark, "rename_tag", table="default.tg", tag="old_name", target_tag="new_name") == [(True,)]
     assert not tag_file(warehouse, "tg", "old_name").exists()
@@ -155,13 +160,13 @@ def test_rename_tag_moves_the_same_content(spark, oracle, warehouse, tagged):
     assert oracle_rows_at(oracle, "tg", {"scan.tag-name": "new_name"}) == tagged[2]
     root = table_dir(warehouse, "tg")
     before = listing(root)
-    with pytest.raises(VersionAlreadyExistsError, match="'first'"):
-        call(spark, "rename_tag", table="default.tg", tag="new_name", target_tag="first")
+    with pytest.raises(VersionAlreadyExistsError, match="'taken'"):
+        call(spark, "rename_tag", table="default.tg", tag="new_name", target_tag="taken")
     with pytest.raises(VersionNotFoundError, match="'old_name'") as e:
         call(spark, "rename_tag", table="default.tg", tag="old_name", target_tag="x")
     assert "new_name" in str(e.value)
     assert listing(root) == before
-    call(spark, "delete_tag", table="default.tg", tag="new_name")
+    call(spark, "delete_tag", table="default.tg", tag="new_name,taken")
 
 
 def test_replace_tag_points_it_elsewhere(spark, oracle, warehouse, tagged):
@@ -222,10 +227,11 @@ def test_we_read_tags_pypaimon_makes_and_it_reads_ours(spark, oracle, warehouse,
 
 
 def test_duplicate_and_malformed_tags_are_refused_and_write_nothing(spark, warehouse, tagged):
+    call(spark, "create_tag", table="default.tg", tag="dup", snapshot=1)
     root = table_dir(warehouse, "tg")
     before = listing(root)
-    with pytest.raises(VersionAlreadyExistsError, match="'first'"):
-        call(spark, "create_tag", table="default.tg", tag="first", snapshot=3)
+    with pytest.raises(VersionAlreadyExistsError, match="'dup'"):
+        call(spark, "create_tag", table="default.tg", tag="dup", snapshot=3)
     with pytest.raises(VersionNotFoundError, match=r"snapshot 9\b.*1 to 3"):
         call(spark, "create_tag", table="default.tg", tag="nine", snapshot=9)
     with pytest.raises(InvalidOptionError, match="time_retained.*'1 fortnight'"):
@@ -235,8 +241,15 @@ def test_duplicate_and_malformed_tags_are_refused_and_write_nothing(spark, wareh
             call(spark, "create_tag", table="default.tg", tag=bad)
     with pytest.raises(VersionNotFoundError, match="'ghost'"):
         call(spark, "delete_tag", table="default.tg", tag="ghost")
+    with pytest.raises(InvalidOptionError, match="' , '"):
+        call(spark, "delete_tag", table="default.tg", tag=" , ")
+    with pytest.raises(VersionAlreadyExistsError, match="'dup'"):
+        call(spark, "rename_tag", table="default.tg", tag="dup", target_tag="dup")
+    with pytest.raises(VersionNotFoundError, match="'ghost'"):
+        call(spark, "create_tag", table="default.tg$branch_ghost", tag="x")
     assert listing(root) == before
-    assert tag_json(warehouse, "tg", "first") == snapshot_json(warehouse, "tg", 1)
+    assert tag_json(warehouse, "tg", "dup") == snapshot_json(warehouse, "tg", 1)
+    call(spark, "delete_tag", table="default.tg", tag="dup")
     spark.sql("CREATE TABLE paimon.default.tg_empty (id INT)")
     with pytest.raises(VersionNotFoundError, match="snapshot"):
         call(spark, "create_tag", table="default.tg_empty", tag="nothing")
