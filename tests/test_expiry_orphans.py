@@ -347,3 +347,21 @@ def test_old_referenced_files_of_tags_and_retained_snapshots_are_not_orphans(spa
     assert rows(spark.sql("SELECT * FROM paimon.default.orph_tags VERSION AS OF 'one'")) == [(1, "x")]
     assert rows(spark.table("paimon.default.orph_tags")) == [(2, "x"), (3, "x")]
     assert manifest_files(root)
+
+
+@pytest.mark.xfail(strict=True, reason="remove_orphan_files(table => 'db.*') (every table of a database, as Paimon's "
+                                       "procedure takes it) is refused as an invalid table name '*'")
+def test_remove_orphan_files_of_every_table_in_a_database(spark, warehouse):
+    spark.sql("CREATE DATABASE IF NOT EXISTS paimon.orphan_db")
+    roots = []
+    for name in ("a", "b"):
+        spark.sql(f"CREATE TABLE paimon.orphan_db.{name} (id INT)")
+        spark.sql(f"INSERT INTO paimon.orphan_db.{name} VALUES (1)")
+        root = table_dir(warehouse, name, db="orphan_db")
+        junk = root / "bucket-0" / "data-00000000-dead-beef-0000-000000000000-0.parquet"
+        junk.write_bytes(b"junk")
+        age(junk)
+        roots.append(junk)
+    out = call(spark, "remove_orphan_files", table="orphan_db.*")
+    assert sum(r[0] for r in out) == 2
+    assert not any(j.exists() for j in roots)

@@ -213,6 +213,12 @@ def test_empty_branch_written_and_read_apart_from_main(spark, oracle, warehouse)
     assert rows(spark.read.format("paimon").option("branch", "dev").load(str(t.root))) == dev
     assert read_all(oracle.get_table("default.br$branch_dev")) == dev
     assert rows(spark.sql("SELECT * FROM paimon.default.`br$branch_dev` VERSION AS OF 1")) == dev[:1]
+    # A branch and a point in its history, by read options on the table and on its path.
+    assert rows(spark.read.option("branch", "dev").option("scan.snapshot-id", "1").table("paimon.default.br")) \
+        == dev[:1]
+    assert rows(spark.read.format("paimon").option("branch", "dev").option("scan.snapshot-id", "1")
+                .load(str(t.root))) == dev[:1]
+    assert read_all(oracle.get_table("default.br$branch_dev").copy({"scan.snapshot-id": "1"})) == dev[:1]
     # Main is untouched.
     assert snapshot_ids(warehouse, "br") == [1, 2]
     assert rows(spark.table("paimon.default.br")) == t.rows

@@ -316,3 +316,15 @@ def test_bad_system_table_names(spark, warehouse, st):
     with pytest.raises(Exception, match="(?i)snapshots|not support|read.only|UNSUPPORTED"):
         spark.sql("INSERT INTO paimon.default.`st$snapshots` SELECT * FROM paimon.default.`st$snapshots`")
     assert snapshot_ids(warehouse, "st") == before
+
+
+def test_system_tables_in_the_session_catalog(spark, oracle):
+    spark.sql("CREATE TABLE st_session (id INT) USING paimon")
+    spark.sql("INSERT INTO st_session VALUES (1)")
+    spark.sql("CALL spark_catalog.sys.create_tag(table => 'default.st_session', tag => 'one')")
+    spark.sql("INSERT INTO st_session VALUES (2)")
+    assert [r[0] for r in spark.sql("SELECT snapshot_id FROM `st_session$snapshots`").collect()] == [1, 2]
+    assert [r[0] for r in spark.sql("SELECT tag_name FROM spark_catalog.default.`st_session$tags`").collect()] == \
+        ["one"]
+    assert sorted(r["snapshot_id"] for r in oracle_system_rows(oracle, "st_session$snapshots")) == [1, 2]
+    spark.sql("DROP TABLE st_session")

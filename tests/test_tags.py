@@ -12,7 +12,7 @@ import pytest
 from conftest import oracle_rows, rows, table_dir
 from history_util import (data_files, listing, oracle_rows_at, oracle_system_rows, snapshot_ids, snapshot_json,
                           utc_seconds_text)
-from paimon_spark import InvalidOptionError, VersionAlreadyExistsError, VersionNotFoundError
+from paimon_spark import CorruptFileError, InvalidOptionError, VersionAlreadyExistsError, VersionNotFoundError
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -313,3 +313,16 @@ def test_tag_past_its_retention_is_deleted_by_the_next_commit(spark, warehouse):
     time.sleep(0.01)
     spark.sql("INSERT INTO paimon.default.tg_ttl VALUES (2)")
     assert tag_names(warehouse, "tg_ttl") == ["forever", "lasting"]
+
+
+def test_a_corrupt_tag_file_is_named_and_spares_reads_that_do_not_need_it(spark, warehouse):
+    spark.sql("CREATE TABLE paimon.default.tg_corrupt (id INT)")
+    spark.sql("INSERT INTO paimon.default.tg_corrupt VALUES (1)")
+    call(spark, "create_tag", table="default.tg_corrupt", tag="broken")
+    tag_file(warehouse, "tg_corrupt", "broken").write_text('{"version" : 3, "id" : ')
+    with pytest.raises(CorruptFileError, match="tag/tag-broken"):
+        spark.sql("SELECT * FROM paimon.default.tg_corrupt VERSION AS OF 'broken'").collect()
+    with pytest.raises(CorruptFileError, match="tag/tag-broken"):
+        spark.sql("SELECT * FROM paimon.default.`tg_corrupt$tags`").collect()
+    assert rows(spark.table("paimon.default.tg_corrupt")) == [(1,)]
+    assert rows(spark.sql("SELECT * FROM paimon.default.tg_corrupt VERSION AS OF 1")) == [(1,)]
