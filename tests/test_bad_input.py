@@ -34,7 +34,7 @@ def test_malformed_option_values_name_the_option(spark, warehouse, option, value
     ("deletion-vectors.enabled", "true"),
     ("file.format", "orc"),
     ("changelog-producer", "input"),
-    ("snapshot.num-retained.max", "5"),
+    ("changelog.num-retained.max", "5"),
 ])
 def test_valid_paimon_options_not_supported_yet_say_so(spark, warehouse, option, value):
     with pytest.raises(UnsupportedFeatureError, match=f"'{option}'.*(not supported yet|does not support yet)"):
