@@ -128,6 +128,37 @@ def test_primary_key_table_expiry_keeps_what_compaction_rewrote_correctly(spark,
     assert orphans(spark, "default.ex_pk") == []
 
 
+def test_dynamic_bucket_index_files_follow_their_snapshots(spark, oracle, warehouse):
+    """The hash index of a dynamic-bucket table is rewritten by each commit: expiry deletes the old ones, keeps the
+    current one, and orphan cleanup counts them as referenced."""
+    spark.sql("CREATE TABLE paimon.default.ex_dyn (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', "
+              "'bucket' = '-1', 'snapshot.num-retained.max' = '2', 'snapshot.num-retained.min' = '1')")
+    root = table_dir(warehouse, "ex_dyn")
+    model = {}
+    for i in range(5):
+        spark.sql(f"INSERT INTO paimon.default.ex_dyn VALUES ({i}, 'v{i}'), ({i + 100}, 'w{i}'), (0, 'z{i}')")
+        model.update({i: f"v{i}", i + 100: f"w{i}", 0: f"z{i}"})
+    expected = sorted(model.items())
+    assert rows(spark.table("paimon.default.ex_dyn")) == expected
+    assert oracle_rows(oracle, "ex_dyn") == expected
+    ids = snapshot_ids(warehouse, "ex_dyn")
+    assert len(ids) == 2
+    index = {p.name for p in (root / "index").iterdir()}
+    # What the two retained snapshots' index manifests list is exactly what is in index/ besides the manifests.
+    manifests = {snapshot_json(warehouse, "ex_dyn", i).get("indexManifest") for i in ids} - {None}
+    assert manifests and manifests <= manifest_files(root)
+    assert index, "dynamic-bucket tables keep a hash index"
+    assert len(index) <= 2 * len(ids), index
+    assert orphans(spark, "default.ex_dyn") == []
+    for p in root.rglob("*"):
+        if p.is_file():
+            age(p)
+    before = listing(root)
+    call(spark, "remove_orphan_files", table="default.ex_dyn")
+    assert listing(root) == before
+    assert rows(spark.table("paimon.default.ex_dyn")) == expected
+
+
 def live_files(oracle, name):
     """{file name: level} of the live data files, as pypaimon plans them."""
     splits = oracle.get_table(f"default.{name}").new_read_builder().new_scan().plan().splits()
