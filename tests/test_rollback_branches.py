@@ -359,6 +359,24 @@ def test_branch_tag_deletion_keeps_the_files_main_still_reads(spark, oracle, war
     assert orphans(spark, "default.brz") == []
 
 
+def test_rolling_main_back_past_a_fork_keeps_the_branch(spark, oracle, warehouse):
+    t = Table(spark, warehouse, "brr")
+    t.insert((1, "a", "x"))
+    t.insert((2, "b", "y"))
+    t.insert((3, "c", "x"))
+    call(spark, "create_tag", table="default.brr", tag="fork", snapshot=3)
+    call(spark, "create_branch", table="default.brr", branch="b", tag="fork")
+    spark.sql("INSERT INTO paimon.default.`brr$branch_b` VALUES (4, 'd', 'z')")
+    branch = sorted(t.states[3] + [(4, "d", "z")])
+    # Main drops snapshots 2 and 3 and the tag; the branch keeps its copy and the files.
+    assert call(spark, "rollback", table="default.brr", snapshot=1) == [(3, 1)]
+    t.rolled_back_to(1)
+    assert tags(warehouse, "brr") == [] and tags(warehouse, "brr", "b") == ["fork"]
+    assert rows(spark.table("paimon.default.`brr$branch_b`")) == branch
+    assert read_all(oracle.get_table("default.brr$branch_b")) == branch
+    check(spark, oracle, t)
+
+
 def test_bad_branch_calls_change_nothing(spark, warehouse):
     t = Table(spark, warehouse, "brbad")
     t.insert((1, "a", "x"))
