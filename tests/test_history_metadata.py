@@ -54,14 +54,16 @@ def test_partitions_and_buckets_add_up_the_files(spark, oracle, orders):
     parts = rows(spark.sql("SELECT partition, record_count, file_count, file_size_in_bytes FROM paimon.default.`orders$partitions`"))
     files = rows(spark.sql("SELECT partition, count(*), sum(record_count), sum(file_size_in_bytes) "
                            "FROM paimon.default.`orders$files` GROUP BY partition"))
-    assert [(p, n, c, s) for p, n, c, s in parts] == [(p, n, c, s) for p, c, n, s in files]
+    # $partitions names a partition by its spec (p=x), $files by its row ({x}), as Paimon's do.
+    assert [(p, n, c, s) for p, n, c, s in parts] == [("p=" + p[1:-1], n, c, s) for p, c, n, s in files]
     assert [r[1] for r in parts] == [3, 2]
-    theirs = system_rows(oracle, "default.orders$partitions", ["record_count", "file_count", "file_size_in_bytes"])
-    assert sorted(r[1:] for r in parts) == theirs
+    theirs = system_rows(oracle, "default.orders$partitions", ["partition", "record_count", "file_count",
+                                                                "file_size_in_bytes"])
+    assert parts == theirs
     buckets = rows(spark.sql("SELECT partition, bucket, record_count FROM paimon.default.`orders$buckets`"))
     assert sum(r[2] for r in buckets) == 5 and {r[0] for r in buckets} == {"{x}", "{y}"}
-    assert rows(spark.sql("SELECT partition, record_count FROM paimon.default.`orders$partitions` WHERE partition = '{y}'")) \
-        == [("{y}", 2)]
+    assert rows(spark.sql("SELECT partition, record_count FROM paimon.default.`orders$partitions` WHERE partition = 'p=y'")) \
+        == [("p=y", 2)]
 
 
 def test_manifests_are_the_snapshots_data_manifests(spark, oracle, orders):
@@ -76,7 +78,7 @@ def test_file_tables_travel_in_time(spark, orders):
     assert spark.sql("SELECT sum(record_count) FROM paimon.default.`orders$files` VERSION AS OF 1").first()[0] == 3
     assert spark.sql("SELECT count(*) FROM paimon.default.`orders$manifests` VERSION AS OF 1").first()[0] == 1
     first = spark.read.option("scan.snapshot-id", "1").table("paimon.default.`orders$partitions`")
-    assert rows(first.select("partition", "record_count")) == [("{x}", 2), ("{y}", 1)]
+    assert rows(first.select("partition", "record_count")) == [("p=x", 2), ("p=y", 1)]
 
 
 def test_read_optimized_reads_only_the_top_level(spark, orders):

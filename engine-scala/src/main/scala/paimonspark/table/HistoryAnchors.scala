@@ -4,9 +4,11 @@ import paimonspark.format.{Snapshot, TablePaths}
 
 /**
  * The snapshots whose files a branch's expiry and tag deletion must keep besides its own retained
- * snapshots: its tags, and the earliest snapshot and the tags of every other branch. Branches share
- * the table's data and manifest files, and a file's life in one branch is an interval of its
- * snapshots, so a file another branch still reads is in one of these.
+ * snapshots: its tags, and every retained snapshot and tag of every other branch. Branches share
+ * the table's data and manifest files. Within one branch a file's life is an interval of its
+ * snapshots, but that interval need not reach back to another branch's earliest snapshot: main
+ * may have written a file (and a manifest list) after its earliest snapshot and before a branch
+ * forked from it, so for the other branches all their retained snapshots count.
  */
 object HistoryAnchors {
   def of(table: FileStoreTable): Seq[Snapshot] = {
@@ -14,7 +16,7 @@ object HistoryAnchors {
     val others = (TablePaths.MainBranch +: table.branchManager.list()).filterNot(_ == table.paths.branch).flatMap { b =>
       val paths = table.paths.forBranch(b)
       val snapshots = new SnapshotManager(table.io, paths)
-      snapshots.earliestId().flatMap(snapshots.readIfExists).toSeq ++ new TagManager(table.io, paths).list().map(_._2.snapshot)
+      snapshots.listIds().flatMap(snapshots.readIfExists) ++ new TagManager(table.io, paths).list().map(_._2.snapshot)
     }
     own ++ others
   }

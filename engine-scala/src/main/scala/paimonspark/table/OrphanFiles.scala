@@ -12,18 +12,21 @@ final case class OrphanFile(path: Path, size: Long)
 /**
  * Finds files under a table that no snapshot, tag or changelog of any branch references, older than
  * a given time: data, changelog, manifest, index and statistics files left by killed writers and
- * failed commits, and temporary files of interrupted publishes. Metadata that names the history
- * itself (schemas, snapshots, tags, hints, consumers) is never a candidate.
+ * failed commits, and temporary files of interrupted publishes. As in Paimon, only the files
+ * directly in `manifest/`, `index/`, `statistics/` and the bucket directories (under one `k=v`
+ * directory per partition key) are candidates, so files Paimon does not own (a partition's
+ * `_SUCCESS` marker, Iceberg metadata beside the table) are never touched. Metadata that names the
+ * history itself (schemas, snapshots, tags, hints, consumers) is never a candidate either.
  */
 final class OrphanFiles(table: FileStoreTable) {
   private val io = table.io
   private val paths = table.paths.forBranch(TablePaths.MainBranch)
-  private val MetadataDirs = Set("schema", "snapshot", "tag", "consumer", "changelog", "branch")
 
   def find(olderThanMillis: Long): Seq[OrphanFile] = {
     val used = referenced()
     val candidates = mutable.ArrayBuffer.empty[FileStatus]
-    walk(paths.root, top = true, candidates)
+    (Seq(paths.manifestDir, paths.indexDir, paths.statisticsDir) ++ bucketDirs(paths.root, table.schema.partitionKeys.size))
+      .foreach(dir => candidates ++= io.list(dir).filter(_.isFile))
     (TablePaths.MainBranch +: table.branchManager.list()).foreach { b =>
       val branch = paths.forBranch(b)
       Seq(branch.snapshotDir, branch.tagDir, branch.schemaDir).foreach(dir =>
@@ -35,11 +38,12 @@ final class OrphanFiles(table: FileStoreTable) {
 
   private def key(p: Path): String = p.toUri.getPath
 
-  private def walk(dir: Path, top: Boolean, into: mutable.ArrayBuffer[FileStatus]): Unit =
-    io.list(dir).foreach { s =>
-      if (s.isDirectory) { if (!(top && MetadataDirs(s.getPath.getName))) walk(s.getPath, top = false, into) }
-      else into += s
-    }
+  /** The `bucket-*` directories below `levels` levels of `k=v` partition directories, as Paimon lists them. */
+  private def bucketDirs(dir: Path, levels: Int): Seq[Path] = {
+    val dirs = io.list(dir).filter(_.isDirectory).map(_.getPath)
+    if (levels == 0) dirs.filter(_.getName.startsWith("bucket-"))
+    else dirs.filter(_.getName.contains("=")).flatMap(bucketDirs(_, levels - 1))
+  }
 
   /** Every file some retained snapshot, tag or changelog of some branch names, by path. */
   private def referenced(): Set[String] = {

@@ -15,7 +15,7 @@ import paimonspark.format.FileKind
  *
  * What stays: files of the first retained snapshot (the interval argument: a file removed by commit
  * N was live up to N-1 only, so it cannot be live in a retained snapshot), of every tag, and of the
- * earliest snapshot and tags of every other branch, which share this table's files.
+ * retained snapshots and tags of every other branch, which share this table's files.
  */
 final class SnapshotExpiry(table: FileStoreTable) {
   private val snapshots = table.snapshotManager

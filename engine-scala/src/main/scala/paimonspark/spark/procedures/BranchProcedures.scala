@@ -3,6 +3,7 @@ package paimonspark.spark.procedures
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
+import paimonspark.InvalidOptionException
 import paimonspark.table.{FastForward, FileStoreTable}
 
 /** `CALL sys.create_branch(table => 'db.t', branch => 'b', tag => 'x')`: empty without `tag`. */
@@ -29,7 +30,9 @@ final class DeleteBranchProcedure(tables: String => FileStoreTable) extends Base
 
   override protected def run(args: Args): Seq[InternalRow] = {
     val branches = args.table.branchManager
-    val names = args.need("branch", args.string("branch")).split(",").map(_.trim).filter(_.nonEmpty).toSeq
+    val text = args.need("branch", args.string("branch"))
+    val names = text.split(",").map(_.trim).filter(_.nonEmpty).toSeq
+    if (names.isEmpty) throw new InvalidOptionException("branch", s"$name: branch => '$text' names no branch")
     names.filterNot(branches.exists).headOption.foreach(n => throw branches.notFound(n))
     names.foreach(branches.delete)
     Seq(InternalRow(true))

@@ -3,6 +3,7 @@ package paimonspark.spark.procedures
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
+import paimonspark.InvalidOptionException
 import paimonspark.table.{FileStoreTable, TagDeletion}
 
 /** `CALL sys.delete_tag(table => 'db.t', tag => 'a,b')`: deletes tags, and the files only they kept. */
@@ -14,7 +15,9 @@ final class DeleteTagProcedure(tables: String => FileStoreTable) extends BasePro
 
   override protected def run(args: Args): Seq[InternalRow] = {
     val table = args.table
-    val names = args.need("tag", args.string("tag")).split(",").map(_.trim).filter(_.nonEmpty).distinct.toSeq
+    val text = args.need("tag", args.string("tag"))
+    val names = text.split(",").map(_.trim).filter(_.nonEmpty).distinct.toSeq
+    if (names.isEmpty) throw new InvalidOptionException("tag", s"$name: tag => '$text' names no tag")
     // Every name is checked before any tag is deleted.
     names.foreach(table.tagManager.read)
     TagDeletion.delete(table, names)

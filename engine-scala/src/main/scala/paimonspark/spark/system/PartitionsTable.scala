@@ -31,7 +31,11 @@ final class PartitionsTable(table: FileStoreTable, displayName: String, perBucke
     val wanted = hints.strings("partition")
     val buckets = hints.ints("bucket")
     val splits = at.newScan().plan(at.currentSnapshot(), None).filter(s => buckets.forall(_.contains(s.bucket)))
-    val groups = splits.groupBy(s => (MetadataText.row(s.partitionBytes, types), if (perBucket) s.bucket else 0))
+    // As Paimon's: `$buckets` prints the partition row (`{v1, v2}`), `$partitions` its spec (`k1=v1/k2=v2`).
+    val text: Array[Byte] => Option[String] =
+      if (perBucket) MetadataText.row(_, types)
+      else MetadataText.spec(_, at.schema.partitionKeys, types, at.options.partitionDefaultName)
+    val groups = splits.groupBy(s => (text(s.partitionBytes), if (perBucket) s.bucket else 0))
     groups.toSeq.filter { case ((p, _), _) => wanted.forall(w => p.exists(w.contains)) }
       .sortBy { case ((p, b), _) => (p.getOrElse(""), b) }
       .map { case ((p, b), group) => row(p, b, group) }
