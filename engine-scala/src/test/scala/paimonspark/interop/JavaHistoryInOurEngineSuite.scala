@@ -32,7 +32,8 @@ class JavaHistoryInOurEngineSuite extends AnyFunSuite with BeforeAndAfterAll {
     val b = Schema.newBuilder().column("dt", DataTypes.STRING()).column("id", DataTypes.INT())
       .column("v", DataTypes.STRING()).partitionKeys("dt")
     // Fixed buckets for both: Java's batch writer compacts an append table only when it has them.
-    if (primaryKey) b.primaryKey("dt", "id").option("bucket", "2") else b.option("bucket", "2").option("bucket-key", "id")
+    if (primaryKey) b.primaryKey("dt", "id").option("bucket", "2")
+    else b.option("bucket", "2").option("bucket-key", "id")
     b.build()
   }
 
@@ -78,7 +79,8 @@ class JavaHistoryInOurEngineSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(ourSnapshotIds(t) == Seq(5L, 6L))
       assert(ours(s"SELECT * FROM paimon.default.`$t$$snapshots`") == java.rows(s"$name$$snapshots"))
       assert(ours(s"SELECT * FROM paimon.default.`$t$$tags`") == java.rows(s"$name$$tags"))
-      assert(sql(s"SELECT time_retained FROM paimon.default.`$t$$tags` WHERE tag_name = 'j2'").head.getString(0) == "PT24H")
+      assert(sql(s"SELECT time_retained FROM paimon.default.`$t$$tags` WHERE tag_name = 'j2'").head.getString(0)
+        == "PT24H")
 
       // Our expiry on Java's table: Java still reads everything left, and we agree on the earliest.
       val javaExpired = java.twin(name, "java_expired")

@@ -46,12 +46,13 @@ final class JavaPaimon(warehouse: Path) extends AutoCloseable {
    */
   def rows(name: String, options: (String, String)*): Seq[Seq[Any]] = {
     val t = catalog.getTable(Identifier.fromString(name)).copy(options.toMap.asJava)
-    val getters = t.rowType().getFields.asScala.zipWithIndex.map { case (f, i) => InternalRow.createFieldGetter(f.`type`(), i) }
+    val getters = t.rowType().getFields.asScala.zipWithIndex
+      .map { case (f, i) => InternalRow.createFieldGetter(f.`type`(), i) }
     val rb = t.newReadBuilder()
     val reader = rb.newRead().createReader(rb.newScan().plan().splits())
     val out = ArrayBuffer.empty[Seq[Any]]
     try reader.forEachRemaining { row =>
-      assert(row.getRowKind == RowKind.INSERT || row.getRowKind == RowKind.UPDATE_AFTER, s"batch read gave ${row.getRowKind}")
+      assert(Set(RowKind.INSERT, RowKind.UPDATE_AFTER)(row.getRowKind), s"batch read gave ${row.getRowKind}")
       out += getters.map(g => JavaPaimon.plain(g.getFieldOrNull(row))).toSeq
     }
     finally reader.close()
@@ -65,7 +66,8 @@ final class JavaPaimon(warehouse: Path) extends AutoCloseable {
   def snapshotIds(name: String): Seq[Long] =
     table(name).snapshotManager().safelyGetAllSnapshots().asScala.map(_.id()).toSeq.sorted
 
-  def earliestId(name: String): Option[Long] = Option(table(name).snapshotManager().earliestSnapshotId()).map(_.longValue)
+  def earliestId(name: String): Option[Long] =
+    Option(table(name).snapshotManager().earliestSnapshotId()).map(_.longValue)
   def latestId(name: String): Option[Long] = Option(table(name).snapshotManager().latestSnapshotId()).map(_.longValue)
 
   /** Tag name -> (snapshot id, time retained as `Duration.toString`, or null). */
@@ -80,7 +82,9 @@ final class JavaPaimon(warehouse: Path) extends AutoCloseable {
     val write = builder.newWrite().withIOManager(ioManager)
     val commit = builder.newCommit()
     try {
-      rows.foreach { case (kind, values) => write.write(GenericRow.ofKind(kind, values.map(JavaPaimon.internal): _*)) }
+      rows.foreach { case (kind, values) =>
+        write.write(GenericRow.ofKind(kind, values.map(JavaPaimon.internal): _*))
+      }
       commit.commit(write.prepareCommit())
     } finally { write.close(); commit.close() }
   }
@@ -107,7 +111,8 @@ final class JavaPaimon(warehouse: Path) extends AutoCloseable {
    */
   def expire(name: String, retainMax: Int, retainMin: Int, timeRetained: Duration = Duration.ofDays(1)): Int =
     table(name).newExpireSnapshots().config(ExpireConfig.builder().snapshotRetainMax(retainMax)
-      .snapshotRetainMin(retainMin).snapshotTimeRetain(timeRetained).snapshotMaxDeletes(Int.MaxValue).build()).expire()
+      .snapshotRetainMin(retainMin).snapshotTimeRetain(timeRetained).snapshotMaxDeletes(Int.MaxValue).build())
+      .expire()
 
   private def dir(name: String): Path = {
     val id = Identifier.fromString(name)
@@ -124,7 +129,8 @@ final class JavaPaimon(warehouse: Path) extends AutoCloseable {
   /** Every file of a table by path relative to the table, with the contents of the snapshot hint files. */
   def layout(name: String): Map[String, String] = {
     val root = dir(name)
-    Files.walk(root).iterator().asScala.filter(Files.isRegularFile(_)).filterNot(_.getFileName.toString.endsWith(".crc"))
+    Files.walk(root).iterator().asScala.filter(Files.isRegularFile(_))
+      .filterNot(_.getFileName.toString.endsWith(".crc"))
       .map(p => root.relativize(p).toString -> (if (p.getParent.getFileName.toString == "snapshot" &&
         Set("EARLIEST", "LATEST")(p.getFileName.toString)) Files.readString(p).trim else "")).toMap
   }

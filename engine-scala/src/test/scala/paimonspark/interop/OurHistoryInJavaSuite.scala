@@ -54,20 +54,25 @@ class OurHistoryInJavaSuite extends AnyFunSuite with BeforeAndAfterAll {
   /** The same files and hints in our table and in the twin Java worked on, with the differences spelled out. */
   private def assertSameLayout(ours: String, javas: String): Unit = {
     val (a, b) = (java.layout(ours), java.layout(javas))
-    assert(a == b, s"only ours: ${(a.toSet -- b.toSet).toSeq.sorted}; only Java's: ${(b.toSet -- a.toSet).toSeq.sorted}")
+    assert(a == b,
+      s"only ours: ${(a.toSet -- b.toSet).toSeq.sorted}; only Java's: ${(b.toSet -- a.toSet).toSeq.sorted}")
   }
 
   /**
-   * After a rollback: the same snapshots, tags, schemas and hints. Paimon's rollback leaves the data
-   * and manifest files of what it removed to orphan cleanup, ours deletes them (docs/history.md), so
-   * there ours only need be a subset; reading every version afterwards shows nothing needed went.
+   * The same snapshots, tags, schemas and hints, of every branch. After a rollback Paimon leaves the
+   * data and manifest files of what it removed to orphan cleanup while ours deletes them
+   * (docs/history.md), so there ours need only be a subset; reading every version afterwards shows
+   * that nothing still needed went.
    */
-  private def assertSameHistoryLayout(ours: String, javas: String): Unit = {
-    def history(l: Map[String, String]) = l.filter { case (p, _) => Seq("snapshot/", "tag/", "schema/").exists(p.startsWith) }
+  private def assertSameHistoryLayout(ours: String, javas: String, except: Set[String] = Set.empty): Unit = {
+    def history(l: Map[String, String]) = l.filter { case (p, _) =>
+      Seq("snapshot/", "tag/", "schema/", "branch/").exists(p.startsWith) && !except(p)
+    }
     val (a, b) = (java.layout(ours), java.layout(javas))
-    assert(history(a) == history(b),
-      s"only ours: ${(history(a).toSet -- history(b).toSet).toSeq.sorted}; only Java's: ${(history(b).toSet -- history(a).toSet).toSeq.sorted}")
-    assert(a.keySet.subsetOf(b.keySet), s"files we kept that Java's rollback deleted: ${(a.keySet -- b.keySet).toSeq.sorted}")
+    assert(history(a) == history(b), s"only ours: ${(history(a).toSet -- history(b).toSet).toSeq.sorted}; " +
+      s"only Java's: ${(history(b).toSet -- history(a).toSet).toSeq.sorted}")
+    assert((a.keySet -- except).subsetOf(b.keySet),
+      s"files we kept that Java deleted: ${(a.keySet -- except -- b.keySet).toSeq.sorted}")
   }
 
   private def assertJavaReadsHistory(t: String, versions: Map[String, Seq[Seq[Any]]]): Unit = {
@@ -83,10 +88,12 @@ class OurHistoryInJavaSuite extends AnyFunSuite with BeforeAndAfterAll {
   kinds.foreach { case (kind, props) =>
     val t = s"hist_${kind.replace('-', '_')}"
 
-    test(s"$kind table: Java reads every snapshot and tag we wrote and our $$snapshots and $$tags; its expiry keeps ours") {
+    test(s"$kind table: Java reads every snapshot and tag we wrote, and our $$snapshots and $$tags; " +
+      "its expiry and rollback keep what we read") {
       val versions = writeHistory(t, props)
       assert(versions("1") == Seq(Seq(1, "a", "d1"), Seq(2, "b", "d1"), Seq(3, "c", "d2")))
-      val latest = if (kind == "append") Seq(Seq(1, "a", "d1"), Seq(1, "a2", "d1"), Seq(2, "b", "d1"), Seq(2, "b2", "d1"))
+      val latest =
+        if (kind == "append") Seq(Seq(1, "a", "d1"), Seq(1, "a2", "d1"), Seq(2, "b", "d1"), Seq(2, "b2", "d1"))
         else Seq(Seq(1, "a2", "d1"), Seq(2, "b2", "d1"))
       assert(versions("'last'") == JavaPaimon.sorted(latest ++ Seq(Seq(5, "e", "d2"), Seq(6, "f", "d2"))))
       assert(ourTags(t)("kept") == (3L, "PT24H") && ourTags(t)("two") == (2L, null))
@@ -169,7 +176,11 @@ class OurHistoryInJavaSuite extends AnyFunSuite with BeforeAndAfterAll {
     sql("INSERT INTO paimon.default.br VALUES (1, 'a', 'd1'), (2, 'b', 'd2')")
     sql("CALL paimon.sys.create_tag(table => 'default.br', tag => 't1')")
     sql("INSERT INTO paimon.default.br VALUES (1, 'main', 'd1'), (3, 'c', 'd1')")
+    val javaBranched = java.twin("default.br", "java_branched")
+    java.table(javaBranched).createBranch("b1", "t1")
     sql("CALL paimon.sys.create_branch(table => 'default.br', branch => 'b1', tag => 't1')")
+    // Our new branch has a LATEST hint (naming its snapshot), Java's none: either way readers list the snapshots.
+    assertSameHistoryLayout("default.br", javaBranched, except = Set("branch/branch-b1/snapshot/LATEST"))
     sql("INSERT INTO paimon.default.`br$branch_b1` VALUES (2, 'branch', 'd2'), (4, 'd', 'd2')")
     sql("INSERT INTO paimon.default.`br$branch_b1` VALUES (5, 'e', 'd1')")
 
@@ -182,7 +193,10 @@ class OurHistoryInJavaSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(java.tags("default.br$branch_b1").keySet == Set("t1"))
     assert(java.table("default.br").branchManager().branches().contains("b1"))
 
+    val javaForwarded = java.twin("default.br", "java_forwarded")
+    java.table(javaForwarded).fastForward("b1")
     sql("CALL paimon.sys.fast_forward(table => 'default.br', branch => 'b1')")
+    assertSameHistoryLayout("default.br", javaForwarded)
     assert(java.snapshotIds("default.br") == Seq(1L, 2L, 3L))
     assert(java.rows("default.br") == branchRows)
     sql("INSERT INTO paimon.default.br VALUES (6, 'f', 'd2')")
