@@ -3,10 +3,11 @@ package paimonspark.table
 import paimonspark.format.{Snapshot, TablePaths}
 
 /**
- * The snapshots whose files a branch's expiry and tag deletion must keep besides its own retained
- * snapshots: its tags, and the earliest snapshot and the tags of every other branch. Branches share
- * the table's data and manifest files, and a file's life in one branch is an interval of its
- * snapshots, so a file another branch still reads is in one of these.
+ * The snapshots whose files a branch's expiry, tag deletion and rollback must keep besides its own
+ * retained snapshots: its tags, and every snapshot and tag of every other branch. Branches share
+ * the table's data and manifest files; after a `fast_forward`, main and the branch even share
+ * snapshots past the branch's earliest one, whose files the branch added, so the earliest snapshot
+ * of another branch is not enough.
  */
 object HistoryAnchors {
   def of(table: FileStoreTable): Seq[Snapshot] = {
@@ -14,7 +15,7 @@ object HistoryAnchors {
     val others = (TablePaths.MainBranch +: table.branchManager.list()).filterNot(_ == table.paths.branch).flatMap { b =>
       val paths = table.paths.forBranch(b)
       val snapshots = new SnapshotManager(table.io, paths)
-      snapshots.earliestId().flatMap(snapshots.readIfExists).toSeq ++ new TagManager(table.io, paths).list().map(_._2.snapshot)
+      snapshots.listIds().flatMap(snapshots.readIfExists) ++ new TagManager(table.io, paths).list().map(_._2.snapshot)
     }
     own ++ others
   }

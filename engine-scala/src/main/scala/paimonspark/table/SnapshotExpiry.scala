@@ -14,8 +14,8 @@ import paimonspark.format.FileKind
  * and files already deleted count as done.
  *
  * What stays: files of the first retained snapshot (the interval argument: a file removed by commit
- * N was live up to N-1 only, so it cannot be live in a retained snapshot), of every tag, and of the
- * earliest snapshot and tags of every other branch, which share this table's files.
+ * N was live up to N-1 only, so it cannot be live in a retained snapshot), of every tag, and of
+ * every snapshot and tag of every other branch, which share this table's files.
  */
 final class SnapshotExpiry(table: FileStoreTable) {
   private val snapshots = table.snapshotManager
@@ -38,14 +38,15 @@ final class SnapshotExpiry(table: FileStoreTable) {
     val files = new SnapshotFiles(table)
     val firstKept = snapshots.read(endExclusive)
     val anchors = HistoryAnchors.of(table)
-    val keptData = anchors.flatMap(files.data).toSet
     // (1) A file a later commit removed was live only before it: in the expired range, or in a tag.
     // A compaction that moves a file up a level removes and adds the same file in one commit.
-    ((earliest + 1) until endExclusive).flatMap(snapshots.readIfExists).appended(firstKept).foreach { s =>
+    val removed = ((earliest + 1) until endExclusive).flatMap(snapshots.readIfExists).appended(firstKept).flatMap { s =>
       val (removed, added) = files.delta(s).partition(_.kind == FileKind.Delete)
       val moved = added.flatMap(files.filesOf).toSet
-      removed.flatMap(files.filesOf).filterNot(p => moved(p) || keptData(p)).foreach(deleteFile)
-    }
+      removed.flatMap(files.filesOf).filterNot(moved)
+    }.toSet
+    val keptData = files.liveAmong(anchors, removed)
+    removed.filterNot(keptData).foreach(deleteFile)
     expired.flatMap(files.changelog).foreach(deleteFile)
     // (2) Manifests, lists and index files are shared by later snapshots: keep those the first kept one uses.
     val keptMeta = (firstKept +: anchors).flatMap(files.metadata).toSet

@@ -47,6 +47,23 @@ final class SnapshotFiles(table: FileStoreTable) {
     live.values.flatMap(filesOf).toSet
   }
 
+  /**
+   * Which of `candidates` (data files and their extra files) some of `snapshots` holds live. Each
+   * manifest is read once, and only the entries of candidate files are merged.
+   */
+  def liveAmong(snapshots: Iterable[Snapshot], candidates: Set[Path]): Set[Path] = {
+    if (candidates.isEmpty) return Set.empty
+    val relevant = mutable.Map.empty[String, Seq[ManifestEntry]]
+    def entries(name: String) = relevant.getOrElseUpdate(name, manifest(name).filter(e => filesOf(e).exists(candidates)))
+    snapshots.iterator.flatMap { s =>
+      val live = mutable.LinkedHashMap.empty[Any, ManifestEntry]
+      (list(s.baseManifestList) ++ list(s.deltaManifestList)).foreach(m => entries(m.fileName).foreach { e =>
+        if (e.kind == FileKind.Add) live.put(e.identifier, e) else live.remove(e.identifier)
+      })
+      live.values.flatMap(filesOf)
+    }.filter(candidates).toSet
+  }
+
   /** Entries of the manifests a snapshot's delta list names: what that one commit added and removed. */
   def delta(s: Snapshot): Seq[ManifestEntry] = list(s.deltaManifestList).flatMap(m => manifest(m.fileName))
 
