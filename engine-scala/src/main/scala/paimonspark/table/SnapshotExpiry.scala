@@ -9,9 +9,10 @@ import paimonspark.format.FileKind
  *
  * Order, so that a process killed at any point leaves every retained snapshot readable and a rerun
  * finishes the job: (1) data files that the commits after the expired snapshots removed, (2) the
- * expired snapshots' manifests, (3) the snapshot files, oldest first, (4) the EARLIEST hint. Until
- * (3) nothing a retained snapshot reads is touched; a rerun finds the remaining expired snapshots,
- * and files already deleted count as done.
+ * expired snapshots' manifests, then the lists that name them, (3) the snapshot files, oldest
+ * first, (4) the EARLIEST hint. Until (3) nothing a retained snapshot reads is touched; a rerun
+ * finds the remaining expired snapshots and, through their lists, what they still name; files
+ * already deleted count as done.
  *
  * What stays: files of the first retained snapshot (the interval argument: a file removed by commit
  * N was live up to N-1 only, so it cannot be live in a retained snapshot), of every tag, and of
@@ -50,7 +51,11 @@ final class SnapshotExpiry(table: FileStoreTable) {
     expired.flatMap(files.changelog).foreach(deleteFile)
     // (2) Manifests, lists and index files are shared by later snapshots: keep those the first kept one uses.
     val keptMeta = (firstKept +: anchors).flatMap(files.metadata).toSet
-    expired.flatMap(files.metadata).distinct.filterNot(keptMeta).foreach(deleteFile)
+    val doomed = expired.flatMap(files.metadata).distinct.filterNot(keptMeta)
+    // What a list names goes before the list, as in Paimon: a rerun after a kill finds the rest
+    // through the lists still there.
+    val roots = expired.flatMap(files.roots).toSet
+    (doomed.filterNot(roots) ++ doomed.filter(roots)).foreach(deleteFile)
     // (3) and (4).
     expired.foreach(s => snapshots.delete(s.id))
     snapshots.writeEarliestHint(endExclusive)

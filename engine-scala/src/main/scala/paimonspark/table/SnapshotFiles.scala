@@ -38,6 +38,9 @@ final class SnapshotFiles(table: FileStoreTable) {
     (names.map(paths.manifestFile) ++ index ++ s.statistics.map(n => new Path(paths.statisticsDir, n))).toSet
   }
 
+  /** A snapshot's manifest lists and index manifest: the metadata that names the rest of it. */
+  def roots(s: Snapshot): Set[Path] = (listNames(s) ++ s.indexManifest).map(paths.manifestFile).toSet
+
   /** The data files live in a snapshot, with their extra files. */
   def data(s: Snapshot): Set[Path] = {
     val live = mutable.LinkedHashMap.empty[Any, ManifestEntry]
