@@ -3,12 +3,13 @@ package paimonspark.table
 import paimonspark.format.{Snapshot, TablePaths}
 
 /**
- * The snapshots whose files a branch's expiry and tag deletion must keep besides its own retained
- * snapshots: its tags, and every retained snapshot and tag of every other branch. Branches share
- * the table's data and manifest files. Within one branch a file's life is an interval of its
- * snapshots, but that interval need not reach back to another branch's earliest snapshot: main
- * may have written a file (and a manifest list) after its earliest snapshot and before a branch
- * forked from it, so for the other branches all their retained snapshots count.
+ * The snapshots whose files a branch's expiry, tag deletion and rollback must keep besides its own
+ * retained snapshots: its tags, and every retained snapshot and tag of every other branch.
+ * Branches share the table's data and manifest files. Within one branch a file's life is an
+ * interval of its snapshots, but that interval need not reach back to another branch's earliest
+ * snapshot: main may have written a file after its earliest snapshot and before a branch forked
+ * from it, and after a `fast_forward` main and the branch share snapshots whose files the branch
+ * added. So for the other branches all their snapshots count.
  */
 object HistoryAnchors {
   def of(table: FileStoreTable): Seq[Snapshot] = {

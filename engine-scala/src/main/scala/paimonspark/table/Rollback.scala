@@ -1,6 +1,6 @@
 package paimonspark.table
 
-import paimonspark.format.{FileKind, Snapshot}
+import paimonspark.format.Snapshot
 
 /**
  * Rolls a branch back to a snapshot: later snapshots and tags are removed, then the files only they
@@ -17,22 +17,23 @@ object Rollback {
     // A tagged snapshot that expired comes back from its tag.
     val restored = !snapshots.snapshotExists(target.id)
     if (restored) snapshots.restore(target)
-    val later = snapshots.listIds().filter(_ > target.id).flatMap(snapshots.readIfExists)
+    val (earlier, later) = snapshots.listIds().filter(_ != target.id).flatMap(snapshots.readIfExists).partition(_.id < target.id)
     val laterTags = table.tagManager.list().filter(_._2.snapshot.id > target.id)
     val files = new SnapshotFiles(table)
-    // Every file live in a later snapshot is live in the first of them or added by a commit after it.
-    val added = (later.headOption.toSeq.flatMap(files.data) ++
-      later.drop(1).flatMap(s => files.delta(s).filter(_.kind == FileKind.Add)).flatMap(files.filesOf) ++
-      laterTags.flatMap(t => files.data(t._2.snapshot))).distinct
-    val removedMeta = (later ++ laterTags.map(_._2.snapshot)).flatMap(files.metadata).distinct
+    // Every snapshot is read whole rather than by the interval argument (a file live in a later
+    // snapshot is in the first of them or added after it): after a fast_forward, main's history
+    // joins two lineages, and a file of the branch's part may be in none of those.
+    val removed = later ++ laterTags.map(_._2.snapshot)
+    val added = removed.flatMap(files.data).toSet
+    val removedMeta = removed.flatMap(files.metadata).distinct
 
     later.reverse.foreach(s => snapshots.delete(s.id))
     laterTags.foreach { case (name, _) => table.tagManager.delete(name) }
     snapshots.writeLatestHint(target.id)
     if (restored) snapshots.writeEarliestHint(target.id)
 
-    val kept = target +: HistoryAnchors.of(table)
-    val keptData = kept.flatMap(files.data).toSet
+    val kept = target +: (earlier ++ HistoryAnchors.of(table))
+    val keptData = files.liveAmong(kept, added)
     val keptMeta = kept.flatMap(files.metadata).toSet
     added.filterNot(keptData).foreach(table.io.delete(_, recursive = false))
     removedMeta.filterNot(keptMeta).foreach(table.io.delete(_, recursive = false))

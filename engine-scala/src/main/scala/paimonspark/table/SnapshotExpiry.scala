@@ -9,13 +9,14 @@ import paimonspark.format.FileKind
  *
  * Order, so that a process killed at any point leaves every retained snapshot readable and a rerun
  * finishes the job: (1) data files that the commits after the expired snapshots removed, (2) the
- * expired snapshots' manifests, (3) the snapshot files, oldest first, (4) the EARLIEST hint. Until
- * (3) nothing a retained snapshot reads is touched; a rerun finds the remaining expired snapshots,
- * and files already deleted count as done.
+ * expired snapshots' manifests, then the lists that name them, (3) the snapshot files, oldest
+ * first, (4) the EARLIEST hint. Until (3) nothing a retained snapshot reads is touched; a rerun
+ * finds the remaining expired snapshots and, through their lists, what they still name; files
+ * already deleted count as done.
  *
  * What stays: files of the first retained snapshot (the interval argument: a file removed by commit
- * N was live up to N-1 only, so it cannot be live in a retained snapshot), of every tag, and of the
- * retained snapshots and tags of every other branch, which share this table's files.
+ * N was live up to N-1 only, so it cannot be live in a retained snapshot), of every tag, and of
+ * every snapshot and tag of every other branch, which share this table's files.
  */
 final class SnapshotExpiry(table: FileStoreTable) {
   private val snapshots = table.snapshotManager
@@ -38,18 +39,23 @@ final class SnapshotExpiry(table: FileStoreTable) {
     val files = new SnapshotFiles(table)
     val firstKept = snapshots.read(endExclusive)
     val anchors = HistoryAnchors.of(table)
-    val keptData = anchors.flatMap(files.data).toSet
     // (1) A file a later commit removed was live only before it: in the expired range, or in a tag.
     // A compaction that moves a file up a level removes and adds the same file in one commit.
-    ((earliest + 1) until endExclusive).flatMap(snapshots.readIfExists).appended(firstKept).foreach { s =>
+    val removed = ((earliest + 1) until endExclusive).flatMap(snapshots.readIfExists).appended(firstKept).flatMap { s =>
       val (removed, added) = files.delta(s).partition(_.kind == FileKind.Delete)
       val moved = added.flatMap(files.filesOf).toSet
-      removed.flatMap(files.filesOf).filterNot(p => moved(p) || keptData(p)).foreach(deleteFile)
-    }
+      removed.flatMap(files.filesOf).filterNot(moved)
+    }.toSet
+    val keptData = files.liveAmong(anchors, removed)
+    removed.filterNot(keptData).foreach(deleteFile)
     expired.flatMap(files.changelog).foreach(deleteFile)
     // (2) Manifests, lists and index files are shared by later snapshots: keep those the first kept one uses.
     val keptMeta = (firstKept +: anchors).flatMap(files.metadata).toSet
-    expired.flatMap(files.metadata).distinct.filterNot(keptMeta).foreach(deleteFile)
+    val doomed = expired.flatMap(files.metadata).distinct.filterNot(keptMeta)
+    // What a list names goes before the list, as in Paimon: a rerun after a kill finds the rest
+    // through the lists still there.
+    val roots = expired.flatMap(files.roots).toSet
+    (doomed.filterNot(roots) ++ doomed.filter(roots)).foreach(deleteFile)
     // (3) and (4).
     expired.foreach(s => snapshots.delete(s.id))
     snapshots.writeEarliestHint(endExclusive)

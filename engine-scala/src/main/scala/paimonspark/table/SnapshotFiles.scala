@@ -38,6 +38,9 @@ final class SnapshotFiles(table: FileStoreTable) {
     (names.map(paths.manifestFile) ++ index ++ s.statistics.map(n => new Path(paths.statisticsDir, n))).toSet
   }
 
+  /** A snapshot's manifest lists and index manifest: the metadata that names the rest of it. */
+  def roots(s: Snapshot): Set[Path] = (listNames(s) ++ s.indexManifest).map(paths.manifestFile).toSet
+
   /** The data files live in a snapshot, with their extra files. */
   def data(s: Snapshot): Set[Path] = {
     val live = mutable.LinkedHashMap.empty[Any, ManifestEntry]
@@ -45,6 +48,23 @@ final class SnapshotFiles(table: FileStoreTable) {
       if (e.kind == FileKind.Add) live.put(e.identifier, e) else live.remove(e.identifier)
     })
     live.values.flatMap(filesOf).toSet
+  }
+
+  /**
+   * Which of `candidates` (data files and their extra files) some of `snapshots` holds live. Each
+   * manifest is read once, and only the entries of candidate files are merged.
+   */
+  def liveAmong(snapshots: Iterable[Snapshot], candidates: Set[Path]): Set[Path] = {
+    if (candidates.isEmpty) return Set.empty
+    val relevant = mutable.Map.empty[String, Seq[ManifestEntry]]
+    def entries(name: String) = relevant.getOrElseUpdate(name, manifest(name).filter(e => filesOf(e).exists(candidates)))
+    snapshots.iterator.flatMap { s =>
+      val live = mutable.LinkedHashMap.empty[Any, ManifestEntry]
+      (list(s.baseManifestList) ++ list(s.deltaManifestList)).foreach(m => entries(m.fileName).foreach { e =>
+        if (e.kind == FileKind.Add) live.put(e.identifier, e) else live.remove(e.identifier)
+      })
+      live.values.flatMap(filesOf)
+    }.filter(candidates).toSet
   }
 
   /** Entries of the manifests a snapshot's delta list names: what that one commit added and removed. */

@@ -15,12 +15,14 @@ object TagDeletion {
     val expired = tags.map(_._2.snapshot).filterNot(s => snapshots.snapshotExists(s.id))
     if (expired.nonEmpty) {
       val files = new SnapshotFiles(table)
-      // By the interval argument, a file of the tag used elsewhere is in a remaining tag, in this
-      // branch's earliest snapshot (every retained one is newer) or in another branch's anchors.
-      val kept = HistoryAnchors.of(table) ++ snapshots.earliestId().flatMap(snapshots.readIfExists)
-      val keptData = kept.flatMap(files.data).toSet
+      // Every retained snapshot is weighed, not only the earliest (by the interval argument a file of
+      // the tag that a newer snapshot holds is in the earliest too): after a fast_forward, main's
+      // history joins two lineages.
+      val kept = HistoryAnchors.of(table) ++ snapshots.listIds().flatMap(snapshots.readIfExists)
+      val candidates = expired.flatMap(files.data).toSet
+      val keptData = files.liveAmong(kept, candidates)
       val keptMeta = kept.flatMap(files.metadata).toSet
-      expired.flatMap(files.data).distinct.filterNot(keptData).foreach(table.io.delete(_, recursive = false))
+      candidates.filterNot(keptData).foreach(table.io.delete(_, recursive = false))
       expired.flatMap(files.metadata).distinct.filterNot(keptMeta).foreach(table.io.delete(_, recursive = false))
     }
   }
