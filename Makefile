@@ -6,7 +6,7 @@ SBT := build/sbt
 JAR := python/paimon_spark/jars/paimon-spark.jar
 SOURCES := $(shell find engine-scala/src/main -type f 2>/dev/null) build.sbt
 
-.PHONY: venv jar test test-scala test-python demo bench clean
+.PHONY: venv jar wheel publish-local test test-scala test-python demo bench clean
 
 venv: $(VENV)/.installed
 
@@ -23,10 +23,21 @@ $(JAR): $(VENV)/.installed $(SOURCES)
 	mkdir -p $(dir $(JAR))
 	cp target/paimon-spark.jar $(JAR)
 
+# The wheel (engine jar inside) in dist/: pip install dist/paimon_spark-*.whl
+wheel: $(JAR)
+	rm -rf dist/paimon_spark-*.whl python/build
+	$(PY) -m pip wheel --no-deps --no-build-isolation -q -w dist python
+
+# The jar, its sources and POM in the local Maven repository (~/.m2/repository), for
+# spark-submit --packages io.github.paimonspark:paimon-spark_2.13:<version>
+publish-local: $(VENV)/.installed
+	$(SBT) engine/publishM2
+
 # Scala unit tests and pytest suites; ends with one line "N passed, N failed".
+# The jar is published to the local Maven repository first: the --packages tests resolve it there.
 test: $(VENV)/.installed
 	rm -rf test-reports
-	$(SBT) engine/package engine/test; echo $$? > .scala-status
+	$(SBT) engine/package engine/publishM2 engine/test; echo $$? > .scala-status
 	mkdir -p $(dir $(JAR)) && cp target/paimon-spark.jar $(JAR)
 	$(PY) -m pytest tests -q --junitxml=test-reports/pytest.xml; echo $$? > .pytest-status
 	$(PY) tests/summarize.py test-reports .scala-status .pytest-status
@@ -44,4 +55,4 @@ bench: $(JAR)
 	$(PY) bench/run.py
 
 clean:
-	rm -rf target engine-scala/target project/target project/project test-reports $(JAR) .scala-status .pytest-status
+	rm -rf target engine-scala/target project/target project/project test-reports dist $(JAR) .scala-status .pytest-status

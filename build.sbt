@@ -1,7 +1,12 @@
 // paimon-spark: a Spark-native implementation of the Apache Paimon table format.
 ThisBuild / scalaVersion := "2.13.18"
 ThisBuild / organization := "io.github.paimonspark"
-ThisBuild / version := "0.1.0-SNAPSHOT"
+// The one place the version is written: the Python package's, so that the wheel and the jar agree.
+ThisBuild / version := {
+  val source = IO.read(file("python/paimon_spark/version.py"))
+  """__version__ = "([^"]+)"""".r.findFirstMatchIn(source).map(_.group(1))
+    .getOrElse(sys.error("python/paimon_spark/version.py has no __version__ = \"...\" line"))
+}
 
 // Spark 4.3.0 is published on PyPI (pyspark) but not on Maven Central, so the provided classpath is
 // the jars/ folder of the pyspark installed in .venv: exactly the jars the engine runs with.
@@ -20,10 +25,38 @@ val sparkJavaOptions = Seq(
   "java.base/sun.util.calendar"
 ).map(p => s"--add-opens=$p=ALL-UNNAMED") ++ Seq("-Xmx2g", "-Djdk.reflect.useDirectMethodHandle=false")
 
+// What the published POM declares besides the engine itself: the runtime every Spark installation
+// already has, all `provided`, so that `--packages` fetches the engine jar and nothing else. Spark is
+// not on Maven Central in 4.3.0, so these are POM entries only, never resolved by this build.
+val providedByRuntime = Seq(
+  "org.apache.spark" -> "spark-sql_2.13" -> "4.3.0",
+  "org.apache.hadoop" -> "hadoop-client-api" -> "3.5.0")
+
+/** The POM as sbt writes it, with test dependencies dropped and the runtime's added as `provided`. */
+def publishedPom(pom: scala.xml.Node): scala.xml.Node = {
+  import scala.xml._
+  import scala.xml.transform.{RewriteRule, RuleTransformer}
+  val runtime = providedByRuntime.map { case ((group, artifact), version) =>
+    <dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>{version}</version><scope>provided</scope></dependency>
+  }
+  new RuleTransformer(new RewriteRule {
+    override def transform(node: Node): Seq[Node] = node match {
+      case e: Elem if e.label == "dependencies" =>
+        e.copy(child = e.child.filterNot(d => (d \ "scope").text == "test") ++ runtime)
+      case other => other
+    }
+  }).transform(pom).head
+}
+
 lazy val engine = (project in file("engine-scala"))
   .settings(
     name := "paimon-spark",
+    description := "Apache Paimon tables in Spark 4.3, with a Spark-native engine",
+    pomExtra := <licenses><license><name>Apache-2.0</name><distribution>repo</distribution></license></licenses>,
+    // Scala's library is Spark's too: provided, like Spark itself.
+    autoScalaLibrary := false,
     libraryDependencies ++= Seq(
+      "org.scala-lang" % "scala-library" % scalaVersion.value % Provided,
       "org.scalatest" %% "scalatest" % "3.2.19" % Test,
       // Apache Paimon's Java core, the reference implementation, as a test oracle only (never shipped):
       // interop suites read our tables with it and write tables for us to read. Intransitive: the few
@@ -35,6 +68,13 @@ lazy val engine = (project in file("engine-scala"))
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Wunused:imports"),
     javacOptions ++= Seq("--release", "17"),
     Compile / packageBin / artifactPath := (ThisBuild / baseDirectory).value / "target" / "paimon-spark.jar",
+    // Published to the local Maven repository (publishM2) for `spark-submit --packages`: the jar,
+    // its sources and the POM; scaladoc is left out, it costs a minute and nobody resolves it.
+    Compile / packageDoc / publishArtifact := false,
+    pomIncludeRepository := (_ => false),
+    // The local repository is a developer's: publishing the same version again replaces it.
+    publishM2Configuration := publishM2Configuration.value.withOverwrite(true),
+    pomPostProcess := publishedPom,
     Test / fork := true,
     Test / javaOptions ++= sparkJavaOptions,
     Test / parallelExecution := false,

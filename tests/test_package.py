@@ -1,27 +1,39 @@
-"""The pip package carries the engine jar: a wheel installed without any network access works."""
+"""The pip package carries the engine jar: the wheel `make wheel` builds installs into a fresh virtual
+environment with no network access and runs a job; its `paimon-spark` command runs there too."""
 
 import os
+import site
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from deploy_util import REPO
+from paimon_spark import __version__
 
 
-def test_wheel_carries_the_jar_and_works_offline(tmp_path):
+def test_a_wheel_in_a_fresh_venv_works_offline(tmp_path):
     wheels = tmp_path / "wheels"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
                     str(wheels), str(REPO / "python")], check=True)
     wheel = next(wheels.glob("paimon_spark-*.whl"))
+    assert wheel.name.startswith(f"paimon_spark-{__version__}-")
     names = zipfile.ZipFile(wheel).namelist()
     assert "paimon_spark/jars/paimon-spark.jar" in names and "paimon_spark/py.typed" in names
-    target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "-q", "--target",
-                    str(target), str(wheel)], check=True)
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    # pyspark (a 400 MB download) is lent by this environment rather than fetched: a path file makes
+    # its site-packages visible after the new venv's own, so pip sees the dependency satisfied.
+    own = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    with open(os.path.join(own, "lent.pth"), "w") as pth:
+        pth.write(site.getsitepackages()[0] + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index", "-q", str(wheel)],
+                   check=True)
     script = (
-        "import paimon_spark, sys\n"
-        f"assert paimon_spark.__file__.startswith({str(target)!r}), paimon_spark.__file__\n"
+        "import paimon_spark\n"
+        f"assert paimon_spark.__file__.startswith({str(venv)!r}), paimon_spark.__file__\n"
         "from pyspark.sql import SparkSession\n"
         "b = SparkSession.builder.master('local[1]').config('spark.ui.enabled', 'false')\n"
         f"spark = paimon_spark.configure_spark_with_paimon(b, warehouse={str(tmp_path / 'wh')!r}).getOrCreate()\n"
@@ -29,7 +41,14 @@ def test_wheel_carries_the_jar_and_works_offline(tmp_path):
         "spark.sql('INSERT INTO paimon.default.t VALUES (41), (1)')\n"
         "print('SUM', spark.sql('SELECT sum(a) FROM paimon.default.t').collect()[0][0])\n"
     )
-    env = dict(os.environ, PYTHONPATH=str(target), SPARK_LOCAL_IP="127.0.0.1")
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300,
-                         cwd=tmp_path)
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=str(python))
+    out = subprocess.run([python, "-c", script], env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert "SUM 42" in out.stdout, out.stderr[-3000:]
+    command = subprocess.run([venv / "bin" / "paimon-spark", "tags", str(tmp_path / "wh" / "default.db" / "t")],
+                             env=env, capture_output=True, text=True, timeout=120)
+    assert command.returncode == 0, command.stderr[-3000:]
+    assert command.stdout.split() == ["tag_name", "snapshot_id", "commit_time", "record_count", "create_time",
+                                      "time_retained", "--------", "-----------", "-----------", "------------",
+                                      "-----------", "-------------"]
+    version = subprocess.run([venv / "bin" / "paimon-spark", "--version"], capture_output=True, text=True)
+    assert version.stdout.strip() == f"paimon-spark {__version__}"

@@ -31,9 +31,10 @@ def configure_spark_with_paimon(
     """Return ``builder`` set up for Paimon tables.
 
     It puts the engine jar on the driver and executor classpath, registers a Paimon catalog
-    named ``catalog`` over ``warehouse`` (default: ``./warehouse``), and replaces
-    ``spark_catalog`` so that ``CREATE TABLE t (...) USING paimon`` works beside ordinary Spark
-    tables. Errors raised by the engine become :class:`paimon_spark.PaimonError` subclasses.
+    named ``catalog`` over ``warehouse`` (default: ``./warehouse``), replaces ``spark_catalog``
+    so that ``CREATE TABLE t (...) USING paimon`` works beside ordinary Spark tables, and registers
+    ``paimon_path``, whose table names are paths (``paimon_path.`/data/t$snapshots```).
+    Errors raised by the engine become :class:`paimon_spark.PaimonError` subclasses.
 
     >>> spark = configure_spark_with_paimon(SparkSession.builder.master("local[2]")).getOrCreate()
     >>> spark.sql("CREATE TABLE paimon.default.t (id INT, name STRING)")
@@ -50,4 +51,5 @@ def configure_spark_with_paimon(
         .config(f"spark.sql.catalog.{catalog}.warehouse", uri)
         .config("spark.sql.catalog.spark_catalog", "paimonspark.spark.PaimonSessionCatalog")
         .config("spark.sql.catalog.spark_catalog.warehouse", uri)
+        .config("spark.sql.catalog.paimon_path", "paimonspark.spark.PaimonPathCatalog")
     )

@@ -3,7 +3,6 @@ package paimonspark.spark
 import java.util
 
 import scala.jdk.CollectionConverters._
-import scala.jdk.OptionConverters._
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
@@ -23,7 +22,7 @@ import paimonspark.table.{FileStoreTable, FileSystemCatalog, SchemaChanges}
  * The Spark catalog over a Paimon filesystem warehouse, registered as
  * `spark.sql.catalog.<name>=paimonspark.spark.PaimonCatalog` with `.warehouse=<path>`.
  */
-class PaimonCatalog extends TableCatalog with SupportsNamespaces with PaimonFunctions with PaimonProcedures {
+class PaimonCatalog extends TimeTravelLoading with SupportsNamespaces with PaimonFunctions with PaimonProcedures {
   private var catalogName: String = _
   private var catalog: FileSystemCatalog = _
 
@@ -99,24 +98,8 @@ class PaimonCatalog extends TableCatalog with SupportsNamespaces with PaimonFunc
     catalog.tableExists(db, TableName.parse(t).table)
   }
 
-  override def loadTable(ident: Identifier): Table = open(ident, None, CaseInsensitiveStringMap.empty())
-
-  /** `VERSION AS OF`: a tag of that name, else a snapshot id. */
-  override def loadTable(ident: Identifier, version: String): Table =
-    open(ident, Some(paimonspark.table.TimeTravel.Version(version)), CaseInsensitiveStringMap.empty())
-
-  /** `TIMESTAMP AS OF`, in microseconds: the latest snapshot committed at or before it. */
-  override def loadTable(ident: Identifier, timestamp: Long): Table =
-    open(ident, Some(SparkTable.atMicros(timestamp)), CaseInsensitiveStringMap.empty())
-
-  /** Spark 4.3's one call for time travel and read options (`branch`, `scan.snapshot-id`, ...). */
-  override def loadTable(ident: Identifier, context: TableContext, options: CaseInsensitiveStringMap): Table =
-    open(ident, context.timeTravel().toScala.map {
-      case v: TimeTravel.AsOfVersion => paimonspark.table.TimeTravel.Version(v.version())
-      case t: TimeTravel.AsOfTimestamp => SparkTable.atMicros(t.micros())
-    }, options)
-
-  private def open(ident: Identifier, travel: Option[paimonspark.table.TimeTravel], options: CaseInsensitiveStringMap): Table = {
+  override protected def open(ident: Identifier, travel: Option[paimonspark.table.TimeTravel],
+      options: CaseInsensitiveStringMap): Table = {
     val (db, t) = parts(ident)
     val name = TableName.parse(t)
     if (!catalog.tableExists(db, name.table)) {

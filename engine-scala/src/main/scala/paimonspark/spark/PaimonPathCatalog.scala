@@ -19,9 +19,11 @@ import paimonspark.table.{FileStoreTable, SchemaManager}
 
 /**
  * A catalog whose table names are paths (`paimon_path.`/data/t``). Path-based DataFrame writes go
- * through it, so that every save mode gets catalog semantics: create, append, overwrite.
+ * through it, so that every save mode gets catalog semantics: create, append, overwrite. Its last
+ * path element is a table name as Paimon spells it, so `/data/t$snapshots` and `/data/t$branch_b`
+ * address a system table or a branch of the table at `/data/t`.
  */
-class PaimonPathCatalog extends TableCatalog with PaimonFunctions {
+class PaimonPathCatalog extends TimeTravelLoading with PaimonFunctions {
   private var catalogName: String = _
 
   override def name(): String = catalogName
@@ -30,15 +32,31 @@ class PaimonPathCatalog extends TableCatalog with PaimonFunctions {
 
   private def io: FileIO = new FileIO(new HadoopConf(SparkSession.active.sessionState.newHadoopConf()))
 
-  private def location(ident: Identifier): Path = new Path(ident.name())
+  /** The path qualified (`/t` as `file:/t`), so that file paths read back the same however it was written. */
+  private def location(ident: Identifier): Path = {
+    val path = new Path(ident.name())
+    io.fileSystem(path).makeQualified(path)
+  }
 
   override def listTables(namespace: Array[String]): Array[Identifier] = Array.empty
 
   override def tableExists(ident: Identifier): Boolean = FileStoreTable.exists(io, location(ident))
 
-  override def loadTable(ident: Identifier): Table = {
-    if (!tableExists(ident)) throw new NoSuchTableException(Seq(ident.name()))
-    new SparkTable(FileStoreTable.load(io, location(ident)), ident.name())
+  /** The table directory and the name within it: a path that is a table is one whatever its name. */
+  private def resolve(ident: Identifier): (Path, TableName) = {
+    val path = location(ident)
+    if (FileStoreTable.exists(io, path) || !path.getName.contains("$")) (path, TableName(path.getName, None, None))
+    else {
+      val name = TableName.parse(path.getName)
+      (new Path(path.getParent, name.table), name)
+    }
+  }
+
+  override protected def open(ident: Identifier, travel: Option[paimonspark.table.TimeTravel],
+      options: CaseInsensitiveStringMap): Table = {
+    val (path, name) = resolve(ident)
+    if (!FileStoreTable.exists(io, path)) throw new NoSuchTableException(Seq(ident.name()))
+    SparkTable.open(FileStoreTable.load(io, path), name, ident.name(), travel, options)
   }
 
   override def createTable(ident: Identifier, info: TableInfo): Table =

@@ -1,0 +1,32 @@
+package paimonspark.spark
+
+import scala.jdk.OptionConverters._
+
+import org.apache.spark.sql.connector.catalog.{Identifier, Table, TableCatalog, TableContext, TimeTravel}
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+/**
+ * The four ways Spark asks a catalog for a table (plain, `VERSION AS OF`, `TIMESTAMP AS OF`, and
+ * Spark 4.3's table context with read options), turned into one `open` per catalog.
+ */
+trait TimeTravelLoading extends TableCatalog {
+  /** The table, branch or system table `ident` names, at `travel` or as the read options say. */
+  protected def open(ident: Identifier, travel: Option[paimonspark.table.TimeTravel], options: CaseInsensitiveStringMap): Table
+
+  override def loadTable(ident: Identifier): Table = open(ident, None, CaseInsensitiveStringMap.empty())
+
+  /** `VERSION AS OF`: a tag of that name, else a snapshot id. */
+  override def loadTable(ident: Identifier, version: String): Table =
+    open(ident, Some(paimonspark.table.TimeTravel.Version(version)), CaseInsensitiveStringMap.empty())
+
+  /** `TIMESTAMP AS OF`, in microseconds: the latest snapshot committed at or before it. */
+  override def loadTable(ident: Identifier, timestamp: Long): Table =
+    open(ident, Some(SparkTable.atMicros(timestamp)), CaseInsensitiveStringMap.empty())
+
+  /** Spark 4.3's one call for time travel and read options (`branch`, `scan.snapshot-id`, ...). */
+  override def loadTable(ident: Identifier, context: TableContext, options: CaseInsensitiveStringMap): Table =
+    open(ident, context.timeTravel().toScala.map {
+      case v: TimeTravel.AsOfVersion => paimonspark.table.TimeTravel.Version(v.version())
+      case t: TimeTravel.AsOfTimestamp => SparkTable.atMicros(t.micros())
+    }, options)
+}

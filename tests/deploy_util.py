@@ -1,0 +1,60 @@
+"""What the deployment suites share: the repository, Spark's scripts, the published coordinates and
+running Spark's command-line tools as child processes on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+import pyspark
+import pytest
+
+from paimon_spark import __version__
+
+REPO = Path(__file__).resolve().parent.parent
+SPARK_HOME = Path(pyspark.__file__).resolve().parent
+DOCKER_BIN = REPO / "docker" / "bin"
+CLUSTER_JOB = REPO / "docker" / "jobs" / "cluster_job.py"
+GROUP, ARTIFACT = "io.github.paimonspark", "paimon-spark_2.13"
+COORDINATES = f"{GROUP}:{ARTIFACT}:{__version__}"
+
+
+def published_pom() -> Path:
+    """The engine's POM in the local Maven repository, where `make publish-local` puts it."""
+    pom = (Path.home() / ".m2" / "repository" / Path(*GROUP.split(".")) / ARTIFACT / __version__
+           / f"{ARTIFACT}-{__version__}.pom")
+    if not pom.is_file():
+        pytest.fail(f"{COORDINATES} is not in the local Maven repository ({pom}): run `make publish-local`")
+    return pom
+
+
+def catalog_conf(warehouse: Path) -> list[str]:
+    """spark-submit flags registering the `paimon` catalog over `warehouse`."""
+    return ["--conf", "spark.sql.catalog.paimon=paimonspark.spark.PaimonCatalog",
+            "--conf", f"spark.sql.catalog.paimon.warehouse={warehouse}"]
+
+
+def spark_env(**extra: str) -> dict[str, str]:
+    """The environment of a Spark child process: this interpreter for Python, loopback only."""
+    return dict(os.environ, SPARK_HOME=str(SPARK_HOME), SPARK_LOCAL_IP="127.0.0.1", PYTHON=sys.executable,
+                PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable, **extra)
+
+
+def run_tool(command: Sequence[str], env: dict[str, str], cwd: Path, timeout: float = 300,
+             stdin: Optional[str] = None) -> subprocess.CompletedProcess:
+    """Runs a Spark tool to completion; a failure shows the end of what it printed."""
+    done = subprocess.run(list(map(str, command)), env=env, cwd=cwd, input=stdin, capture_output=True, text=True,
+                          timeout=timeout)
+    assert done.returncode == 0, f"{command[0]} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-5000:]}"
+    return done
+
+
+def job_result(stdout: str) -> dict:
+    """The `RESULT <json>` line a job prints."""
+    lines = [line for line in stdout.splitlines() if line.startswith("RESULT ")]
+    assert len(lines) == 1, stdout[-3000:]
+    return json.loads(lines[0][len("RESULT "):])
