@@ -112,6 +112,8 @@ def test_every_snapshot_of_an_append_table_by_every_reference(spark, oracle, war
                        ("scan.timestamp-millis", str(millis)), ("scan.timestamp", local_text(millis)),
                        ("scan.version", str(sid))]:
         by[f"path {key}"] = spark.read.format("paimon").option(key, value).load(path)
+    by["paimon_path VERSION AS OF n"] = spark.sql(f"SELECT * FROM paimon_path.`{path}` VERSION AS OF {sid}")
+    by["paimon_path VERSION AS OF 'tag'"] = spark.sql(f"SELECT * FROM paimon_path.`{path}` VERSION AS OF 'at_{sid}'")
     got = {k: rows(df.select("id", "v", "p")) for k, df in by.items()}
     assert got == {k: expected for k in by}
     for options in [{"scan.snapshot-id": str(sid)}, {"scan.tag-name": f"at_{sid}"},
