@@ -26,7 +26,7 @@ $(JAR): $(VENV)/.installed $(SOURCES)
 # The wheel (engine jar inside) in dist/: pip install dist/paimon_spark-*.whl
 wheel: $(JAR)
 	rm -rf dist/paimon_spark-*.whl python/build
-	$(PY) -m pip wheel --no-deps --no-build-isolation -q -w dist python
+	$(PY) -m pip wheel --no-deps --no-build-isolation -q -w dist ./python
 
 # The jar, its sources and POM in the local Maven repository (~/.m2/repository), for
 # spark-submit --packages io.github.paimonspark:paimon-spark_2.13:<version>
