@@ -129,6 +129,17 @@ def test_automatic_tags_by_process_time(spark, oracle):
     assert builder.new_read().to_arrow(builder.new_scan().plan().splits()).to_pylist() == [{"id": 1}]
 
 
+def test_watermark_tags_wait_for_a_watermark(spark):
+    # As in Paimon, tag.automatic-creation = watermark tags by the snapshot's watermark; batch writes
+    # carry none, so commits go through and no tag appears (streaming writes will carry one).
+    spark.sql("CREATE TABLE paimon.default.by_watermark (id INT) TBLPROPERTIES ("
+              "'tag.automatic-creation' = 'watermark', 'tag.creation-period' = 'daily')")
+    spark.sql("INSERT INTO paimon.default.by_watermark VALUES (1)")
+    spark.sql("INSERT INTO paimon.default.by_watermark VALUES (2)")
+    assert spark.sql("SELECT watermark FROM paimon.default.`by_watermark$snapshots`").collect() == [(None,), (None,)]
+    assert spark.sql("SELECT * FROM paimon.default.`by_watermark$tags`").count() == 0
+
+
 def test_batch_automatic_tags_are_refused(spark):
     from paimon_spark import UnsupportedFeatureError
 
