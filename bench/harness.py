@@ -16,6 +16,7 @@ import statistics
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Optional
 
 
 @dataclass
@@ -28,7 +29,8 @@ class Comparison:
     candidate: str
     baseline_seconds: list[float] = field(default_factory=list)
     candidate_seconds: list[float] = field(default_factory=list)
-    goal: float = 0.9  # the candidate must reach this fraction of the baseline's throughput
+    # The candidate must reach this fraction of the baseline's throughput; None: reported, no goal.
+    goal: Optional[float] = 0.9
     description: str = ""  # what the row measures and why its goal is what it is, for the report
     unit: str = "rows"  # what `rows` counts: rows, or operations for latency rows
 
@@ -42,7 +44,15 @@ class Comparison:
 
     @property
     def passed(self) -> bool:
-        return self.ratio >= self.goal
+        return self.goal is None or self.ratio >= self.goal
+
+    @property
+    def goal_text(self) -> str:
+        return "none" if self.goal is None else f">= {self.goal:.2f}x"
+
+    @property
+    def result_text(self) -> str:
+        return "reported" if self.goal is None else "pass" if self.passed else "FAIL"
 
     def summary(self) -> dict:
         return {**asdict(self), "baseline_rows_per_s": self.rows_per_s(self.baseline_seconds),
@@ -120,8 +130,7 @@ def write_results(out_dir: Path, name: str, title: str, results: list[Comparison
                   "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
         for r in results:
             lines.append(f"| {r.workload} | {r.rows:,} | {r.rows_per_s(r.baseline_seconds):,.0f} | "
-                         f"{r.rows_per_s(r.candidate_seconds):,.0f} | {r.ratio:.2f}x | >= {r.goal:.2f}x | "
-                         f"{'pass' if r.passed else 'FAIL'} |")
+                         f"{r.rows_per_s(r.candidate_seconds):,.0f} | {r.ratio:.2f}x | {r.goal_text} | {r.result_text} |")
     else:
         # Rows compare different pairs of systems: each row names its own.
         u = results[0].unit
@@ -131,7 +140,7 @@ def write_results(out_dir: Path, name: str, title: str, results: list[Comparison
         for r in results:
             lines.append(f"| {r.workload} | {r.rows:,} | {r.baseline} | {r.rows_per_s(r.baseline_seconds):,.0f} | "
                          f"{r.candidate} | {r.rows_per_s(r.candidate_seconds):,.0f} | {r.ratio:.2f}x | "
-                         f">= {r.goal:.2f}x | {'pass' if r.passed else 'FAIL'} |")
+                         f"{r.goal_text} | {r.result_text} |")
     lines += ["", f"Median of {len(results[0].baseline_seconds)} runs each, order alternated between runs. "
               f"Raw seconds are in `{json_path.name}`."]
     if any(r.description for r in results):
@@ -168,7 +177,7 @@ def plot(path: Path, title: str, results: list[Comparison]) -> None:
         ax.bar_label(bars, fmt="%.2f", fontsize=8)
     # With a different pair of systems per row, each tick names its pair.
     ax.set_xticks(list(xs), [f"{r.workload}\n{r.ratio:.2f}x" if same else
-                             f"{r.workload}\n{r.candidate}\nvs {r.baseline}\n{r.ratio:.2f}x (goal {r.goal:.2f}x)"
+                             f"{r.workload}\n{r.candidate}\nvs {r.baseline}\n{r.ratio:.2f}x (goal {r.goal_text})"
                              for r in results], fontsize=None if same else 8)
     ax.set_ylabel(f"million {results[0].unit} / s (higher is better)" if results[0].unit == "rows"
                   else f"{results[0].unit} / s (higher is better)")

@@ -27,6 +27,14 @@ CONFIGS = {
     "expiry off": {"write-only": "true"},
 }
 SAMPLES = 5  # operations timed at each level; the median is reported
+# Commits and planning must stay flat as history grows. The system tables list what they describe
+# (every retained snapshot, every live file), so their time follows what they list: reported only.
+GOALS = {
+    "commit": (0.5, "goal: at most 2x slower"),
+    "point query": (0.5, "planning and running a filtered point query; goal: at most 2x slower"),
+    "$snapshots": (None, "lists every retained snapshot, so it grows with them: reported, no goal"),
+    "$files": (None, "lists every live file (with expiry off, nothing compacts them): reported, no goal"),
+}
 
 
 def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[Comparison], dict]:
@@ -67,10 +75,11 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
                 name: f"{median(t, 0):.3f} / {median(t, 1):.3f}" for name, t in measured[level].items()}
         first, last = levels[0], levels[-1]
         for name in ("commit", "point query", "$snapshots", "$files"):
+            goal, why = GOALS[name]
             results.append(Comparison(f"{name} ({label})", 1, f"{first} commits", f"{last} commits",
                                       [t[0] for t in measured[first][name]], [t[0] for t in measured[last][name]],
-                                      goal=0.5, unit="ops", description=f"{name} at {last} commits against {first}, {label}; "
-                                      "goal: at most 2x slower"))
+                                      goal=goal, unit="ops", description=f"{name} at {last} commits against {first}, "
+                                      f"{label}; {why}"))
         results.append(Comparison(f"time travel ({label})", 1, "latest snapshot", f"snapshot {middle_id}",
                                   [t[0] for t in measured[last]["point query"]],
                                   [t[0] for t in measured[last]["point query, time travel"]], goal=1 / 1.2, unit="ops",

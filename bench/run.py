@@ -82,7 +82,7 @@ def main(argv: list[str]) -> int:
                 failed |= not r.passed
                 print(f"   {r.workload:<13} {r.baseline} {r.rows_per_s(r.baseline_seconds):>12,.0f} rows/s   "
                       f"{r.candidate} {r.rows_per_s(r.candidate_seconds):>12,.0f} rows/s   "
-                      f"ratio {r.ratio:.2f}x (goal {r.goal:.2f}x) {'pass' if r.passed else 'FAIL'}")
+                      f"ratio {r.ratio:.2f}x (goal {r.goal_text}) {r.result_text}")
             for c in checks:
                 failed |= not c.passed
                 print(f"   {c.name}: {c.measured} (goal {c.goal}) {'pass' if c.passed else 'FAIL'}")
