@@ -99,10 +99,11 @@ def _session(verbose: bool) -> SparkSession:
         return builder.getOrCreate()
 
 
-def _system_rows(spark: SparkSession, location: str, system: str, order: str = "") -> List[Dict[str, Any]]:
+def _system_rows(spark: SparkSession, location: str, system: str, order: str = "",
+                 columns: str = "*") -> List[Dict[str, Any]]:
     name = f"{location}${system}".replace("`", "``")
     try:
-        frame = spark.sql(f"SELECT * FROM paimon_path.`{name}` {order}")
+        frame = spark.sql(f"SELECT {columns} FROM paimon_path.`{name}` {order}")
     except AnalysisException as e:
         if "TABLE_OR_VIEW_NOT_FOUND" in str(e):
             raise NotATableError(f"{location}: not a Paimon table (it has no schema/ directory)") from None
@@ -122,7 +123,9 @@ def _type_text(paimon_type: Any) -> str:
 def info(spark: SparkSession, location: str) -> Dict[str, Any]:
     schema = _system_rows(spark, location, "schemas", "ORDER BY schema_id DESC LIMIT 1")[0]
     latest = _system_rows(spark, location, "snapshots", "ORDER BY snapshot_id DESC LIMIT 1")
-    files = _system_rows(spark, location, "files")
+    # Counted by the query: a table can have many files, and only two figures are shown.
+    files = _system_rows(spark, location, "files",
+                         columns="count(*) AS files, coalesce(sum(file_size_in_bytes), 0) AS bytes")[0]
     return {
         "path": location,
         "schema_id": schema["schema_id"],
@@ -132,8 +135,8 @@ def info(spark: SparkSession, location: str) -> Dict[str, Any]:
         "options": json.loads(schema["options"]) if schema["options"] else {},
         "latest_snapshot": None if not latest else {
             key: latest[0][key] for key in ("snapshot_id", "commit_kind", "commit_time", "total_record_count")},
-        "file_count": len(files),
-        "file_size_in_bytes": sum(f["file_size_in_bytes"] for f in files),
+        "file_count": files["files"],
+        "file_size_in_bytes": files["bytes"],
     }
 
 

@@ -42,21 +42,24 @@ class PaimonPathCatalog extends TimeTravelLoading with PaimonFunctions {
 
   override def tableExists(ident: Identifier): Boolean = FileStoreTable.exists(io, location(ident))
 
-  /** The table directory and the name within it: a path that is a table is one whatever its name. */
-  private def resolve(ident: Identifier): (Path, TableName) = {
+  /** The table directory and the name within it, when a table is there; a path that is a table is one
+   * whatever its name. */
+  private def resolve(ident: Identifier): Option[(Path, TableName)] = {
+    val fileIO = io
     val path = location(ident)
-    if (FileStoreTable.exists(io, path) || !path.getName.contains("$")) (path, TableName(path.getName, None, None))
-    else {
-      val name = TableName.parse(path.getName)
-      (new Path(path.getParent, name.table), name)
-    }
+    val (dir, name) =
+      if (!path.getName.contains("$") || FileStoreTable.exists(fileIO, path)) (path, TableName(path.getName, None, None))
+      else {
+        val name = TableName.parse(path.getName)
+        (new Path(path.getParent, name.table), name)
+      }
+    if (FileStoreTable.exists(fileIO, dir)) Some((dir, name)) else None
   }
 
   override protected def open(ident: Identifier, travel: Option[paimonspark.table.TimeTravel],
       options: CaseInsensitiveStringMap): Table = {
-    val (path, name) = resolve(ident)
-    if (!FileStoreTable.exists(io, path)) throw new NoSuchTableException(Seq(ident.name()))
-    SparkTable.open(FileStoreTable.load(io, path), name, ident.name(), travel, options)
+    val (dir, name) = resolve(ident).getOrElse(throw new NoSuchTableException(Seq(ident.name())))
+    SparkTable.open(FileStoreTable.load(io, dir), name, ident.name(), travel, options)
   }
 
   override def createTable(ident: Identifier, info: TableInfo): Table =
