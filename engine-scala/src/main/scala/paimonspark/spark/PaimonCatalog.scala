@@ -22,7 +22,7 @@ import paimonspark.table.{FileStoreTable, FileSystemCatalog, SchemaChanges}
  * The Spark catalog over a Paimon filesystem warehouse, registered as
  * `spark.sql.catalog.<name>=paimonspark.spark.PaimonCatalog` with `.warehouse=<path>`.
  */
-class PaimonCatalog extends TimeTravelLoading with SupportsNamespaces with PaimonFunctions with PaimonProcedures {
+class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunctions with PaimonProcedures {
   private var catalogName: String = _
   private var catalog: FileSystemCatalog = _
 

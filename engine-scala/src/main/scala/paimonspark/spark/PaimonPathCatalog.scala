@@ -23,7 +23,7 @@ import paimonspark.table.{FileStoreTable, SchemaManager}
  * path element is a table name as Paimon spells it, so `/data/t$snapshots` and `/data/t$branch_b`
  * address a system table or a branch of the table at `/data/t`.
  */
-class PaimonPathCatalog extends TimeTravelLoading with PaimonFunctions {
+class PaimonPathCatalog extends TableLoading with PaimonFunctions {
   private var catalogName: String = _
 
   override def name(): String = catalogName

@@ -46,6 +46,9 @@ class PaimonSessionCatalog extends DelegatingCatalogExtension with ProcedureCata
   override def loadTable(ident: Identifier, context: TableContext, options: CaseInsensitiveStringMap): Table =
     if (isPaimon(ident)) paimon.loadTable(ident, context, options) else super.loadTable(ident, context, options)
 
+  override def loadChangelog(ident: Identifier, context: ChangelogContext, options: CaseInsensitiveStringMap): Changelog =
+    if (isPaimon(ident)) paimon.loadChangelog(ident, context, options) else super.loadChangelog(ident, context, options)
+
   override def tableExists(ident: Identifier): Boolean = isPaimon(ident) || super.tableExists(ident)
 
   override def createTable(ident: Identifier, info: TableInfo): Table =

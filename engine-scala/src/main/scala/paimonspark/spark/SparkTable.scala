@@ -14,11 +14,11 @@ import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import paimonspark.UnsupportedFeatureException
-import paimonspark.spark.read.PaimonScanBuilder
+import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
+import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder, PaimonScanBuilder}
 import paimonspark.spark.system.SystemTables
 import paimonspark.spark.write.PaimonWriteBuilder
-import paimonspark.table.{FileStoreTable, KeyLayout, TimeTravel}
+import paimonspark.table.{ChangeRange, ChangeScanMode, CommitChanges, FileStoreTable, KeyLayout, TimeTravel}
 
 /**
  * A Paimon table as Spark sees it. A table opened by path (`spark.read.format("paimon")`) does not
@@ -43,9 +43,14 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
     (if (pathBased || readOptimized || store.pinned.isDefined) Set(BATCH_READ)
      else Set(BATCH_READ, BATCH_WRITE, TRUNCATE, OVERWRITE_BY_FILTER, OVERWRITE_DYNAMIC)).asJava
 
-  /** Read options naming a branch or a point in history (`spark.read.option(...)`) take effect here. */
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
-    new PaimonScanBuilder(SparkTable.withReadOptions(store, options), readOptimized)
+  /**
+   * Read options naming a branch or a point in history (`spark.read.option(...)`) take effect here;
+   * a range of changes (`incremental-between`) reads the rows those commits wrote.
+   */
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
+    val table = SparkTable.withReadOptions(store, options)
+    SparkTable.changeScan(table, options, ChangeColumns.None).getOrElse(new PaimonScanBuilder(table, readOptimized))
+  }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
     store.pinned.foreach { s =>
@@ -88,6 +93,20 @@ object SparkTable {
     else {
       val onBranch = Option(options.get(BranchOption)).fold(store)(store.branch)
       TimeTravel.fromOptions(k => Option(options.get(k)), zone).fold(onBranch)(onBranch.travelTo)
+    }
+
+  /** A scan of the range of changes the read options name, if they name one. */
+  def changeScan(table: FileStoreTable, options: CaseInsensitiveStringMap, added: ChangeColumns): Option[ScanBuilder] =
+    ChangeRange.fromOptions(table, k => Option(options.get(k)), zone).map { case (range, mode) =>
+      table.pinned.foreach { s =>
+        throw new InvalidOptionException(ChangeRange.BetweenKey, s"table ${table.name}: a range of changes cannot be " +
+          s"read from a table read as of snapshot ${s.id}; give either")
+      }
+      ChangeScanMode.resolve(table, mode) match {
+        case ChangeScanMode.Diff => throw new UnsupportedFeatureException(s"table ${table.name}: " +
+          s"'${ChangeRange.ScanModeKey}'=diff is not supported yet; use delta or changelog")
+        case files => new ChangeScanBuilder(table, filter => CommitChanges.plan(table, range, files, filter), added)
+      }
     }
 
   /** A time-travel timestamp as Spark passes it (microseconds since the epoch). */

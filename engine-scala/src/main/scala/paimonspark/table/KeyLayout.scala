@@ -13,7 +13,7 @@ final case class KeyLayout(primaryKeys: Seq[String], trimmedKeys: Seq[String], b
 
 object KeyLayout {
   private val PrimaryKeyOnly = Seq(TableOptions.BucketKey, "merge-engine", "sequence.field", "sequence.field.sort-order",
-    TableOptions.RowKindField, "ignore-delete", "partial-update.remove-record-on-delete", TableOptions.ChangelogProducer)
+    TableOptions.RowKindField, "ignore-delete", "partial-update.remove-record-on-delete", TableOptions.ChangelogProducerKey)
 
   /** The layout of a table; throws naming the table and the option or column at fault. */
   def of(table: String, schema: TableSchema): KeyLayout = {

@@ -12,7 +12,7 @@ import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
 
 import paimonspark.InvalidDataException
 import paimonspark.format._
-import paimonspark.lsm.{KeyValue, KeyValueFileWriter, MergeEngineSpec, SortedRunMerge}
+import paimonspark.lsm.{DataFileSettings, KeyValue, KeyValueFileWriter, MergeEngineSpec, SortedRunMerge}
 
 /**
  * The executor side of a write to a primary-key table, as Paimon's merge-tree writer does it: rows
@@ -69,9 +69,10 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
   private var sorter: UnsafeExternalRowSorter = _
   private var bufferedBytes = 0L
   private var arrival = 0L
-  private val written = ArrayBuffer.empty[ManifestEntry]
-  private val writers = ArrayBuffer.empty[KeyValueFileWriter]
   private val indexFiles = ArrayBuffer.empty[String]
+  private val dataRuns = new BucketRuns(settings)
+  private val changelogRuns = if (options.changelogProducer != ChangelogProducer.Input) None
+    else Some(new BucketRuns(settings.copy(filePrefix = options.changelogFilePrefix)))
 
   def write(row: InternalRow): Unit = {
     keyOrdinals.foreach { i =>
@@ -90,19 +91,20 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
     if (bufferedBytes >= writeBufferSize) flush()
   }
 
-  /** Flushes the buffer and returns every data file written, and the index files that grew. */
-  def finish(): (Seq[ManifestEntry], Seq[IndexChange]) = {
+  /** Flushes the buffer and returns every data and changelog file written, and the index files that grew. */
+  def finish(): WrittenFiles = {
     flush()
     val index = bucketer.writeIndexes()
     indexFiles ++= index.map(_.entry.fileName)
-    (written.toSeq, index)
+    WrittenFiles(dataRuns.written.toSeq, changelogRuns.fold(Seq.empty[ManifestEntry])(_.written.toSeq), index)
   }
 
   /** Deletes every file this writer created and frees the buffer. */
   def abort(): Unit = {
     if (sorter != null) sorter.cleanupResources()
     sorter = null
-    writers.foreach(_.abort())
+    dataRuns.abort()
+    changelogRuns.foreach(_.abort())
     indexFiles.foreach(n => table.io.delete(table.paths.indexFile(n), recursive = false))
   }
 
@@ -146,36 +148,70 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
       SparkEnv.get.memoryManager.pageSizeBytes, false)
   }
 
-  /** Writes the buffer as one sorted run per (partition, bucket) in it. */
+  /**
+   * Writes the buffer as one sorted run per (partition, bucket) in it. With the `input` changelog
+   * producer every buffered row, unmerged and with its kind, also goes to the bucket's changelog
+   * file, in the same order and with the same sequence numbers.
+   */
   private def flush(): Unit = if (sorter != null) {
     val sorted = sorter.sort().map(_.copy())
     sorter = null
     bufferedBytes = 0
-    val merged = new SortedRunMerge(Seq(sorted), groupOrdering, engine, dropRetractions = false, uniqueKeys = false)
-    var bucket = -1
-    var partition: UnsafeRow = null
-    var partitionBytes: Array[Byte] = null
-    var writer: KeyValueFileWriter = null
-    var base = 0L
-    def closeWriter(): Unit = if (writer != null) {
-      written ++= writer.finish().map(ManifestEntry(FileKind.Add, partitionBytes, bucket, layout.buckets, _))
+    val input = changelogRuns match {
+      case None => sorted
+      case Some(changelog) => sorted.map { kv =>
+        val arrival = kv.getLong(KeyValue.SequenceOrdinal)
+        val (writer, base) = changelog.writerFor(kv)
+        kv.setLong(KeyValue.SequenceOrdinal, base + arrival)
+        writer.write(kv)
+        kv.setLong(KeyValue.SequenceOrdinal, arrival)
+        kv
+      }
     }
+    val merged = new SortedRunMerge(Seq(input), groupOrdering, engine, dropRetractions = false, uniqueKeys = false)
     merged.foreach { kv =>
+      val (writer, base) = dataRuns.writerFor(kv)
+      kv.setLong(KeyValue.SequenceOrdinal, base + kv.getLong(KeyValue.SequenceOrdinal))
+      writer.write(kv)
+    }
+    dataRuns.close()
+    changelogRuns.foreach(_.close())
+  }
+
+  /**
+   * Level-0 files of rows that come grouped by (bucket, partition): one writer per group, opened
+   * when the group starts, with the group's first sequence number.
+   */
+  private final class BucketRuns(fileSettings: DataFileSettings) {
+    private var bucket = -1
+    private var partition: UnsafeRow = _
+    private var partitionBytes: Array[Byte] = _
+    private var writer: KeyValueFileWriter = _
+    private var base = 0L
+    private val all = ArrayBuffer.empty[KeyValueFileWriter]
+    val written = ArrayBuffer.empty[ManifestEntry]
+
+    def writerFor(kv: InternalRow): (KeyValueFileWriter, Long) = {
       val p = if (partitioned || partition == null) toPartition(kv) else partition
       if (writer == null || kv.getInt(bucketOrdinal) != bucket || p != partition) {
-        closeWriter()
+        close()
         bucket = kv.getInt(bucketOrdinal)
         partition = p.copy()
         partitionBytes = BinaryRow.serialize(partitionTypes, partition)
         base = nextSequences.getOrElse(sequenceKey(partitionBytes, bucket), 0L)
-        writer = new KeyValueFileWriter(settings, table.paths.bucketDir(table.partitionPathOf(partition), bucket),
+        writer = new KeyValueFileWriter(fileSettings, table.paths.bucketDir(table.partitionPathOf(partition), bucket),
           schema.fields, trimmedKeyIndices, level = 0, FileSource.Append)
-        writers += writer
+        all += writer
       }
-      kv.setLong(KeyValue.SequenceOrdinal, base + kv.getLong(KeyValue.SequenceOrdinal))
-      writer.write(kv)
+      (writer, base)
     }
-    closeWriter()
+
+    def close(): Unit = if (writer != null) {
+      written ++= writer.finish().map(ManifestEntry(FileKind.Add, partitionBytes, bucket, layout.buckets, _))
+      writer = null
+    }
+
+    def abort(): Unit = all.foreach(_.abort())
   }
 }
 

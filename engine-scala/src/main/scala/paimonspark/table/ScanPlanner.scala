@@ -29,18 +29,33 @@ final class ScanPlanner(table: FileStoreTable) {
     case None => Nil
     case Some(s) =>
       val store = table.newManifestStore()
-      val manifests = store.dataManifests(s).filter(m => filter.forall(f => manifestMayMatch(m, f)))
-      val partitionRows = mutable.Map.empty[java.nio.ByteBuffer, GenericInternalRow]
-      def partitionOf(e: ManifestEntry) =
-        partitionRows.getOrElseUpdate(e.partitionKey, BinaryRow.deserialize(partitionTypes, e.partition))
-      val buckets = filter.flatMap(BucketFilter.buckets(table.location.toString, schema, _))
-      val keepPartition = (e: ManifestEntry) => buckets.forall(_.contains(e.bucket)) &&
-        filter.forall(f => partitions.mayMatch(f, partitionOf(e)))
-      val live = store.liveFiles(manifests, keepPartition)
-      val kept = live.filter(e => filter.forall(f => rangeFilter.mayMatch(f, fileRange(partitionOf(e), e.file))))
-      kept.groupBy(e => (e.partitionKey, e.bucket)).toSeq.map { case ((_, bucket), entries) =>
-        DataSplit(partitionOf(entries.head), entries.head.partition, bucket, entries.map(_.file))
-      }
+      splitsOf(store.dataManifests(s), filter, (manifests, keep) => store.liveFiles(manifests, keep))
+  }
+
+  /**
+   * The files one commit added, as its delta or changelog manifest list names them: what readers of
+   * changes read. Files the commit removed are not changes of its own.
+   */
+  def planAdded(manifestList: String, filter: Option[Predicate]): Seq[DataSplit] = {
+    val store = table.newManifestStore()
+    splitsOf(store.readList(manifestList), filter, (manifests, keep) =>
+      manifests.flatMap(m => store.readManifest(m.fileName)).filter(e => e.kind == FileKind.Add && keep(e)))
+  }
+
+  private def splitsOf(all: Seq[ManifestFileMeta], filter: Option[Predicate],
+      entries: (Seq[ManifestFileMeta], ManifestEntry => Boolean) => Seq[ManifestEntry]): Seq[DataSplit] = {
+    val manifests = all.filter(m => filter.forall(f => manifestMayMatch(m, f)))
+    val partitionRows = mutable.Map.empty[java.nio.ByteBuffer, GenericInternalRow]
+    def partitionOf(e: ManifestEntry) =
+      partitionRows.getOrElseUpdate(e.partitionKey, BinaryRow.deserialize(partitionTypes, e.partition))
+    val buckets = filter.flatMap(BucketFilter.buckets(table.location.toString, schema, _))
+    val keepPartition = (e: ManifestEntry) => buckets.forall(_.contains(e.bucket)) &&
+      filter.forall(f => partitions.mayMatch(f, partitionOf(e)))
+    val kept = entries(manifests, keepPartition)
+      .filter(e => filter.forall(f => rangeFilter.mayMatch(f, fileRange(partitionOf(e), e.file))))
+    kept.groupBy(e => (e.partitionKey, e.bucket)).toSeq.map { case ((_, bucket), entries) =>
+      DataSplit(partitionOf(entries.head), entries.head.partition, bucket, entries.map(_.file))
+    }
   }
 
   private def manifestMayMatch(m: ManifestFileMeta, f: Predicate): Boolean = {

@@ -26,8 +26,12 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
   private val partitionTypes = table.schema.partitionRowType.map(_.withNullable(true))
   private val partitions = new PartitionFilter(table.schema)
 
-  /** Commits and returns the new snapshot id, or None when there was nothing to commit. */
-  def commit(added: Seq[ManifestEntry], overwrite: Option[OverwriteScope], index: Seq[IndexChange] = Nil): Option[Long] = {
+  /**
+   * Commits and returns the new snapshot id, or None when there was nothing to commit. `changelog`
+   * files (the `input` producer's) are listed in the snapshot's changelog manifest list.
+   */
+  def commit(added: Seq[ManifestEntry], overwrite: Option[OverwriteScope], index: Seq[IndexChange] = Nil,
+      changelog: Seq[ManifestEntry] = Nil): Option[Long] = {
     val writtenPartitions = added.map(_.partitionKey).toSet
     val nothingToReplace = overwrite.contains(OverwriteScope.WrittenPartitions) && added.isEmpty
     if ((added.isEmpty && overwrite.isEmpty) || nothingToReplace) return None
@@ -50,7 +54,8 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
         "empty index where the partition is replaced; nothing was committed")
     }
     run(added, kind, (store, base) =>
-      if (overwrite.isEmpty) Nil else store.liveFiles(base, e => partitionInScope(e.partition)), index, indexReset)
+      if (overwrite.isEmpty) Nil else store.liveFiles(base, e => partitionInScope(e.partition)), index, indexReset,
+      changelog)
   }
 
   /**
@@ -131,7 +136,8 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       kind: String,
       replacing: (ManifestStore, Seq[ManifestFileMeta]) => Seq[ManifestEntry],
       index: Seq[IndexChange] = Nil,
-      indexReset: Option[IndexFileEntry => Boolean] = None): Option[Long] = {
+      indexReset: Option[IndexFileEntry => Boolean] = None,
+      changelog: Seq[ManifestEntry] = Nil): Option[Long] = {
     val maxRetries = table.options.commitMaxRetries
     var planned: Option[Set[FileIdentifier]] = None
     var attempt = 0
@@ -148,7 +154,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       }
       planned = Some(ids)
       val deletes = replaced.map(_.asDelete)
-      val written = new WrittenFiles(store)
+      val written = new AttemptFiles(store)
       val newBase = store.compactBase(base)
       val reused = base.map(_.fileName).toSet
       written.track(newBase.filterNot(m => reused(m.fileName)))
@@ -156,12 +162,13 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       val delta = written.track(store.writeManifests(deletes ++ added))
       val (deltaList, deltaSize) = written.list(delta)
       val deltaRecords = added.map(_.file.rowCount).sum - replaced.map(_.file.rowCount).sum
+      val changelogList = if (changelog.isEmpty) None else Some(written.list(written.track(store.writeManifests(changelog))))
       val snapshot = Snapshot(
         id = latest.map(_.id + 1).getOrElse(1L),
         schemaId = table.schemaManager.listIds().lastOption.getOrElse(table.schema.id),
         baseManifestList = baseList, baseManifestListSize = Some(baseSize),
         deltaManifestList = deltaList, deltaManifestListSize = Some(deltaSize),
-        changelogManifestList = None, changelogManifestListSize = None,
+        changelogManifestList = changelogList.map(_._1), changelogManifestListSize = changelogList.map(_._2),
         indexManifest =
           if (index.isEmpty && indexReset.isEmpty) latest.flatMap(_.indexManifest)
           else Some(indexed(store, latest, index, indexReset)).filter(_.nonEmpty).map(written.index),
@@ -171,7 +178,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
         timeMillis = System.currentTimeMillis(),
         totalRecordCount = latest.map(_.totalRecordCount).getOrElse(0L) + deltaRecords,
         deltaRecordCount = deltaRecords,
-        changelogRecordCount = None,
+        changelogRecordCount = if (changelog.isEmpty) None else Some(changelog.map(_.file.rowCount).sum),
         watermark = latest.flatMap(_.watermark),
         statistics = None,
         properties = Map.empty,
@@ -192,7 +199,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
   }
 
   /** Manifest files one attempt wrote: removed again when the attempt loses, as nobody references them. */
-  private final class WrittenFiles(store: ManifestStore) {
+  private final class AttemptFiles(store: ManifestStore) {
     private val names = scala.collection.mutable.ArrayBuffer.empty[String]
     def track(metas: Seq[ManifestFileMeta]): Seq[ManifestFileMeta] = { names ++= metas.map(_.fileName); metas }
     def list(metas: Seq[ManifestFileMeta]): (String, Long) = {

@@ -31,6 +31,8 @@ final case class TableOptions(raw: Map[String, String]) {
   def commitMaxRetries: Int = get(CommitMaxRetries).map(_.trim.toInt).getOrElse(10)
   def dataFilePrefix: String = get(DataFilePrefix).getOrElse("data-")
   def writeBufferSize: Long = get(WriteBufferSize).map(MemorySize.parse(WriteBufferSize, _)).getOrElse(256L << 20)
+  def changelogProducer: String = get(ChangelogProducerKey).map(_.trim.toLowerCase).getOrElse(ChangelogProducer.None)
+  def changelogFilePrefix: String = get(ChangelogFilePrefix).getOrElse("changelog-")
   def rowKindField: Option[String] = get(RowKindField).map(_.trim)
   def bucketKey: Seq[String] = get(BucketKey).toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
   def writeOnly: Boolean = get(WriteOnly).exists(_.trim.equalsIgnoreCase("true"))
@@ -95,7 +97,8 @@ object TableOptions {
   val BucketKey = "bucket-key"
   val RowKindField = "rowkind.field"
   val WriteBufferSize = "write-buffer-size"
-  val ChangelogProducer = "changelog-producer"
+  val ChangelogProducerKey = "changelog-producer"
+  val ChangelogFilePrefix = "changelog-file.prefix"
   val CompactionTrigger = "num-sorted-run.compaction-trigger"
   val DynamicTargetRowNum = "dynamic-bucket.target-row-num"
   val DynamicInitialBuckets = "dynamic-bucket.initial-buckets"
@@ -159,11 +162,14 @@ object TableOptions {
     RowKindField -> anything,
     "ignore-delete" -> boolean,
     "partial-update.remove-record-on-delete" -> boolean,
-    ChangelogProducer -> { (k, v) =>
-      oneOf(Set("none", "input", "lookup", "full-compaction"))(k, v)
-      if (v.trim.toLowerCase != "none") {
-        throw new UnsupportedFeatureException(s"table option '$k'=$v is not supported yet: only 'none' is")
+    ChangelogProducerKey -> { (k, v) =>
+      oneOf(ChangelogProducer.All)(k, v)
+      if (Set(ChangelogProducer.Lookup, ChangelogProducer.FullCompaction).contains(v.trim.toLowerCase)) {
+        throw new UnsupportedFeatureException(s"table option '$k'=$v is not supported yet: use none or input")
       }
+    },
+    ChangelogFilePrefix -> { (k, v) =>
+      if (v.isEmpty || v.contains('/')) throw new InvalidOptionException(k, s"table option '$k' must be a non-empty file name prefix, not '$v'")
     },
     WriteBufferSize -> { (k, v) => MemorySize.parse(k, v); () },
     CompactionTrigger -> int(1, Int.MaxValue),
@@ -245,7 +251,7 @@ object TableOptions {
     PrimaryKey, "bucket-function.type", "changelog-producer.row-deduplicate", "deletion-vectors.enabled", "deletion-vectors.bitmap64",
     "changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained",
     "full-compaction.delta-commits", "write-buffer-spillable", "metadata.stats-dense-store", "metadata.stats-keep-first-n-columns",
-    "data-file.thin-mode", "data-file.external-paths", "data-file.path-directory", "changelog-file.prefix",
+    "data-file.thin-mode", "data-file.external-paths", "data-file.path-directory", 
     "changelog-file.format", "file.suffix.include.compression", "row-tracking.enabled", "data-evolution.enabled",
     "partition.expiration-time",
     "partition.timestamp-formatter", "partition.timestamp-pattern", "consumer-id", "consumer.expiration-time",

@@ -2,20 +2,22 @@ package paimonspark.spark.read
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
-import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, JoinedRow, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, GenericInternalRow, JoinedRow, SortOrder}
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import paimonspark.format.DataFileReader
-import paimonspark.lsm.{IntegralKey, MergeEngineSpec, SortedRunMerge}
+import paimonspark.lsm.{IntegralKey, KeyValue, MergeEngineSpec, SortedRunMerge}
 
 /**
  * Reads one [[MergeSplit]], section by section: every file is a key-sorted run, the runs are
  * merged by key and version, and each key's newest surviving version is projected to the
  * requested columns followed by the partition values. Merging only the columns a query reads is
  * sound because every engine merges each value column on its own.
+ *
+ * With `rowKind` (`$audit_log`), retractions are kept and each row is led by its kind.
  *
  * With `columnar`, for engines whose result is one of the versions merged (deduplicate, first-row),
  * splits are read as batches that gather the results from the runs' own batches, without a copy.
@@ -29,7 +31,8 @@ final class MergeReaderFactory(
     partitionSchema: StructType,
     engine: MergeEngineSpec,
     columnar: Boolean,
-    batchSize: Int) extends PartitionReaderFactory {
+    batchSize: Int,
+    rowKind: Boolean = false) extends PartitionReaderFactory {
 
   override def supportColumnarReads(partition: InputPartition): Boolean = columnar
 
@@ -38,11 +41,21 @@ final class MergeReaderFactory(
     val sections = new MergedSections(split, _ => true, sequenceStandIns = false)
     // A view, not a copy: Spark projects every row of a row-based scan into its own unsafe row.
     val width = mergeSchema.length
-    val output = ProjectingInternalRow(StructType(outputOrdinals.map(mergeSchema(_)) ++ partitionSchema.fields),
-      outputOrdinals ++ partitionSchema.indices.map(width + _))
+    val values = StructType(outputOrdinals.map(mergeSchema(_)) ++ partitionSchema.fields)
+    val ordinals = outputOrdinals ++ partitionSchema.indices.map(width + _)
+    val output = if (!rowKind) ProjectingInternalRow(values, ordinals)
+      else ProjectingInternalRow(StructType(ChangeColumns.AuditLog.leading ++ values.fields), (width + partitionSchema.length) +: ordinals)
     // Without partition columns there is nothing to join: one indirection less on every column read.
     val withPartition: InternalRow => InternalRow =
-      if (partitionSchema.isEmpty) identity else { val joined = new JoinedRow(); joined(_, split.partitionValues) }
+      if (partitionSchema.isEmpty && !rowKind) identity
+      else if (!rowKind) { val joined = new JoinedRow(); joined(_, split.partitionValues) }
+      else {
+        val (joined, withKind, kind) = (new JoinedRow(), new JoinedRow(), new GenericInternalRow(1))
+        row => {
+          kind.update(0, ChangeColumns.rowKindText(KeyValue.kind(row)))
+          joined(row, withKind(split.partitionValues, kind))
+        }
+      }
     new PartitionReader[InternalRow] {
       override def next(): Boolean = sections.nextResult() && { output.project(withPartition(sections.merge.next())); true }
       override def get(): InternalRow = output
@@ -89,7 +102,7 @@ final class MergeReaderFactory(
           filesWithoutSequence.openWithSequence(new Path(path), size, sequence)
         case MergeFile(path, size, _) => files.open(new Path(path), size)
       }
-      merge = new SortedRunMerge(open.toSeq, ordering, mergeEngine, versions, mayAdvance = mayAdvance,
+      merge = new SortedRunMerge(open.toSeq, ordering, mergeEngine, versions, dropRetractions = !rowKind, mayAdvance = mayAdvance,
         integralKey = IntegralKey.of(mergeSchema, keyOrdinals))
       true
     }

@@ -29,8 +29,10 @@ final case class MergeSplit(partitionValues: InternalRow, sections: Array[Array[
  * merged files: skipping an old file's row group by a value filter could resurrect an older version
  * of a key. Spark applies every filter again after the scan.
  */
-final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters: Seq[Filter], predicate: Option[Predicate])
-    extends TableScan(table, required, predicate) {
+final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters: Seq[Filter], predicate: Option[Predicate],
+    rowKind: Boolean = false)
+    extends TableScan(table, if (rowKind) StructType(required.filterNot(_.name == ChangeColumns.RowKind)) else required,
+      predicate) {
 
   private val layout = KeyLayout.of(table.location.toString, schema)
   private val keyNames = layout.trimmedKeys
@@ -53,8 +55,13 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
     StructType(KeyValue.SystemFields ++ keys ++ rest.map(tableStruct(_)))
   }
 
+  /** With `rowKind` (`$audit_log`), every row is led by its kind, and retractions are kept. */
+  override def readSchema(): StructType =
+    if (rowKind) StructType(ChangeColumns.AuditLog.leading ++ super.readSchema().fields) else super.readSchema()
+
+  // Rows read as they are would carry no kind: with `rowKind` every section is merged.
   private def readAsIs(section: Seq[DataFileMeta]): Boolean =
-    section.size == 1 && section.head.level > 0 && section.head.deleteRowCount.contains(0L)
+    !rowKind && section.size == 1 && section.head.level > 0 && section.head.deleteRowCount.contains(0L)
 
   /**
    * Per split, its sections read as they are and those to merge; planned once. Tables of the
@@ -105,10 +112,10 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
     val outputOrdinals = readDataSchema.map(f => mergeSchema.fieldIndex(f.name))
     val keyOrdinals = keyNames.indices.map(_ + KeyValue.SystemFields.size)
     // The factories ignore the partition they are asked about: their schemas decide.
-    val columnar = engine.resultIsAVersion && Seq(asIs, parquet, withoutSequence).forall(_.supportColumnarReads(null))
+    val columnar = !rowKind && engine.resultIsAVersion && Seq(asIs, parquet, withoutSequence).forall(_.supportColumnarReads(null))
     val batchSize = SparkSession.active.sessionState.conf.parquetVectorizedReaderBatchSize
     val merge = new MergeReaderFactory(new ParquetFileReader(parquet), new ParquetFileReader(withoutSequence),
-      mergeSchema, keyOrdinals, outputOrdinals, readPartitionSchema, engine, columnar, batchSize)
+      mergeSchema, keyOrdinals, outputOrdinals, readPartitionSchema, engine, columnar, batchSize, rowKind)
     new PrimaryKeyReaderFactory(asIs, merge, columnar)
   }
 }

@@ -20,6 +20,7 @@ object SystemTables {
     "partitions" -> (new PartitionsTable(_, _, perBucket = false)),
     "buckets" -> (new PartitionsTable(_, _, perBucket = true)),
     "statistics" -> (new StatisticsTable(_, _)),
+    "audit_log" -> (new AuditLogTable(_, _)),
     "ro" -> ((t, n) => new SparkTable(t, n, readOptimized = true)))
 
   def names: Seq[String] = all.keys.toSeq.sorted

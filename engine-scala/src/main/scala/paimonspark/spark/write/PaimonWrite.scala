@@ -10,10 +10,10 @@ import org.apache.spark.sql.connector.write._
 import paimonspark.CommitConflictException
 import paimonspark.format.ManifestEntry
 import paimonspark.spark.{BucketFunction, CompactJob, SparkTable}
-import paimonspark.table.{Bucketing, IndexChange, KeyLayout, OverwriteScope, PrimaryKeyWriter}
+import paimonspark.table.{Bucketing, KeyLayout, OverwriteScope, PrimaryKeyWriter, WrittenFiles}
 
-/** What one task wrote: the ADD entries of its data files. */
-final case class FilesWritten(entries: Seq[ManifestEntry], index: Seq[IndexChange] = Nil) extends WriterCommitMessage
+/** What one task wrote: the ADD entries of its data and changelog files, and its index changes. */
+final case class FilesWritten(files: WrittenFiles) extends WriterCommitMessage
 
 /**
  * A batch write: executors write data files, the driver commits them as one snapshot.
@@ -57,9 +57,9 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope])
     else new AppendWriterFactory(store)
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
-    val written = messages.toSeq.collect { case f: FilesWritten => f }
-    val entries = written.flatMap(_.entries)
-    store.newCommit(UUID.randomUUID().toString).commit(entries, scope, written.flatMap(_.index))
+    val written = messages.toSeq.collect { case f: FilesWritten => f.files }
+    val entries = written.flatMap(_.data)
+    store.newCommit(UUID.randomUUID().toString).commit(entries, scope, written.flatMap(_.index), written.flatMap(_.changelog))
     if (entries.nonEmpty && !store.options.writeOnly) compactWritten(entries)
   }
 
@@ -82,8 +82,8 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope])
   }
 
   override def abort(messages: Array[WriterCommitMessage]): Unit =
-    messages.toSeq.collect { case f: FilesWritten => f }.foreach { f =>
-      f.entries.foreach(e => store.io.delete(store.dataFilePath(e.partition, e.bucket, e.file), recursive = false))
+    messages.toSeq.collect { case f: FilesWritten => f.files }.foreach { f =>
+      (f.data ++ f.changelog).foreach(e => store.io.delete(store.dataFilePath(e.partition, e.bucket, e.file), recursive = false))
       f.index.foreach(i => store.io.delete(store.paths.indexFile(i.entry.fileName), recursive = false))
     }
 }

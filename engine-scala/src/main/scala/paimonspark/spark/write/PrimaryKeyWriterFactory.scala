@@ -11,10 +11,7 @@ final class PrimaryKeyWriterFactory(table: FileStoreTable, nextSequences: Map[St
   override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = new DataWriter[InternalRow] {
     private val writer = new PrimaryKeyWriter(table, nextSequences, bucketing)
     override def write(row: InternalRow): Unit = writer.write(row)
-    override def commit(): WriterCommitMessage = {
-      val (files, index) = writer.finish()
-      FilesWritten(files, index)
-    }
+    override def commit(): WriterCommitMessage = FilesWritten(writer.finish())
     override def abort(): Unit = writer.abort()
     override def close(): Unit = ()
   }

@@ -1,0 +1,56 @@
+package paimonspark.spark.system
+
+import java.util
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability}
+import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownFilters, SupportsPushDownRequiredColumns}
+import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import paimonspark.spark.SparkTable
+import paimonspark.spark.read.{ChangeColumns, ChangeScan, ChangeScanBuilder, FilterConverter, PrimaryKeyScan}
+import paimonspark.table.{CommitChanges, FileStoreTable, Predicate}
+
+/**
+ * `t$audit_log`: the table's rows led by their kind (`rowkind`: +I, -U, +U, -D). Over a range of
+ * changes (`incremental-between`, ...) it reads the rows those commits wrote; otherwise the rows of
+ * the current (or time-travelled) snapshot, merged, with the retractions merging left in place.
+ */
+final class AuditLogTable(table: FileStoreTable, displayName: String) extends Table with SupportsRead {
+  override def name(): String = displayName
+  override def schema(): StructType = ChangeScanBuilder.schema(table, ChangeColumns.AuditLog)
+  override def capabilities(): util.Set[TableCapability] = Set(TableCapability.BATCH_READ).asJava
+
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
+    val at = SparkTable.withReadOptions(table, options)
+    SparkTable.changeScan(at, options, ChangeColumns.AuditLog).getOrElse(new SnapshotScanBuilder(at))
+  }
+
+  /** The rows of one snapshot with their kinds; an append table's rows are all inserts. */
+  private final class SnapshotScanBuilder(at: FileStoreTable)
+      extends ScanBuilder with SupportsPushDownRequiredColumns with SupportsPushDownFilters {
+    private var required = schema()
+    private var pushed = Array.empty[Filter]
+    private val converter = new FilterConverter(at.schema)
+
+    override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
+    override def pushFilters(filters: Array[Filter]): Array[Filter] = {
+      pushed = filters.filter(f => converter.convert(f).isDefined)
+      filters
+    }
+    override def pushedFilters(): Array[Filter] = pushed
+
+    override def build(): Scan = {
+      val predicate = pushed.toSeq.flatMap(converter.convert).reduceOption(Predicate.And)
+      if (at.isPrimaryKeyTable) new PrimaryKeyScan(at, required, pushed.toSeq, predicate, rowKind = true)
+      else {
+        val snapshot = at.currentSnapshot()
+        new ChangeScan(at, () => snapshot.toSeq.map(s => CommitChanges(s, at.newScan().plan(Some(s), predicate))),
+          ChangeColumns.AuditLog, required, pushed.toSeq)
+      }
+    }
+  }
+}

@@ -1,0 +1,144 @@
+package paimonspark.table
+
+import java.time.{Instant, ZoneId}
+
+import paimonspark.{InvalidOptionException, VersionNotFoundException}
+import paimonspark.format.Snapshot
+
+/**
+ * The commits of one branch after snapshot `startExclusive`, up to and including `endInclusive`,
+ * as Paimon's `incremental-between` names them. Equal ids name no commit at all.
+ */
+final case class ChangeRange(startExclusive: Long, endInclusive: Long) {
+  def ids: Seq[Long] = (startExclusive + 1) to endInclusive
+}
+
+object ChangeRange {
+  val BetweenKey = "incremental-between"
+  val BetweenTimestampKey = "incremental-between-timestamp"
+  val ScanModeKey = "incremental-between-scan-mode"
+  val Keys: Seq[String] = Seq(BetweenKey, BetweenTimestampKey)
+
+  /** The range and the scan mode the read options name, if they name a range. */
+  def fromOptions(table: FileStoreTable, options: String => Option[String], zone: ZoneId): Option[(ChangeRange, String)] = {
+    val named = Keys.flatMap(k => options(k).map(k -> _))
+    if (named.size > 1) {
+      throw new InvalidOptionException(named(1)._1, s"read options ${named.map(_._1).mkString(" and ")} both name a " +
+        "range of changes; give one")
+    }
+    val mode = options(ScanModeKey).map(_.trim.toLowerCase).getOrElse(ChangeScanMode.Auto)
+    if (!ChangeScanMode.All.contains(mode)) {
+      throw new InvalidOptionException(ScanModeKey, s"read option '$ScanModeKey' must be one of " +
+        s"${ChangeScanMode.All.toSeq.sorted.mkString(", ")}, not '$mode'")
+    }
+    named.headOption.map {
+      case (BetweenKey, v) => (between(table, v), mode)
+      case (_, v) => (betweenTimestamps(table, v, zone), mode)
+    }
+  }
+
+  private def pair(key: String, text: String): (String, String) = text.split(",", -1).map(_.trim) match {
+    case Array(a, b) if a.nonEmpty && b.nonEmpty => (a, b)
+    case _ => throw new InvalidOptionException(key, s"read option '$key' must be two values separated by a comma " +
+      s"(start exclusive, end inclusive), not '$text'")
+  }
+
+  /** `incremental-between` = 'start,end': snapshot ids, or tag names (their snapshots). */
+  def between(table: FileStoreTable, text: String): ChangeRange = {
+    val (a, b) = pair(BetweenKey, text)
+    def id(v: String): Long = table.tagManager.readIfExists(v).map(_.snapshot.id).orElse(v.toLongOption).getOrElse(
+      throw table.tagManager.notFound(v))
+    checked(table, id(a), id(b), s"'$text'")
+  }
+
+  /**
+   * `incremental-between-timestamp` = 't1,t2' (epoch milliseconds or local date-times): from the
+   * snapshot at or before t1 (exclusive) to the one at or before t2.
+   */
+  def betweenTimestamps(table: FileStoreTable, text: String, zone: ZoneId): ChangeRange = {
+    val (a, b) = pair(BetweenTimestampKey, text)
+    def millis(v: String) = v.toLongOption.getOrElse(TimeTravel.parseTimestamp(s"read option '$BetweenTimestampKey'", v, zone))
+    val (from, to) = (millis(a), millis(b))
+    if (from > to) {
+      throw new InvalidOptionException(BetweenTimestampKey, s"table ${table.name}: read option '$BetweenTimestampKey' " +
+        s"starts at ${Instant.ofEpochMilli(from)}, after its end ${Instant.ofEpochMilli(to)}")
+    }
+    atTimes(table, from, to)
+  }
+
+  /** The commits made after `fromMillis` up to `toMillis`, among the retained snapshots. */
+  def atTimes(table: FileStoreTable, fromMillis: Long, toMillis: Long): ChangeRange = {
+    val snapshots = table.snapshotManager
+    val earliest = snapshots.earliestId().getOrElse(0L)
+    def at(ms: Long) = snapshots.latestAtOrBefore(ms).map(_.id).getOrElse(earliest - 1)
+    val start = at(fromMillis)
+    ChangeRange(start, math.max(start, at(toMillis)))
+  }
+
+  /** A range between two snapshot ids, which must be in order and within the retained history. */
+  def checked(table: FileStoreTable, start: Long, end: Long, what: String): ChangeRange = {
+    if (start > end) {
+      throw new InvalidOptionException(BetweenKey, s"table ${table.name}: the range of changes $what starts at " +
+        s"snapshot $start, after its end $end")
+    }
+    val snapshots = table.snapshotManager
+    val (earliest, latest) = (snapshots.earliestId(), snapshots.latestId())
+    val available = (earliest, latest) match {
+      case (Some(e), Some(l)) => s"changes can be read after snapshot ${e - 1} up to $l (the earliest retained " +
+        s"snapshot is $e)"
+      case _ => "it has no snapshots"
+    }
+    val inRange = for (e <- earliest; l <- latest) yield start >= e - 1 && end <= l
+    if (start < end && !inRange.getOrElse(false)) {
+      throw new VersionNotFoundException(s"table ${table.name}: the range of changes $what (after snapshot $start, up " +
+        s"to $end) is not in the retained history: $available")
+    }
+    ChangeRange(start, end)
+  }
+}
+
+/** `incremental-between-scan-mode`: which files hold a range's changes. */
+object ChangeScanMode {
+  /** Changelog files when the table has a producer, else the new data files of each commit. */
+  val Auto = "auto"
+  /** The new data files of each APPEND commit (compactions and overwrites carry no new rows). */
+  val Delta = "delta"
+  /** The changelog files of each commit but overwrites. */
+  val Changelog = "changelog"
+  /** The difference between the range's first and last state. */
+  val Diff = "diff"
+  val All: Set[String] = Set(Auto, Delta, Changelog, Diff)
+
+  /** What `auto` means for a table. */
+  def resolve(table: FileStoreTable, mode: String): String =
+    if (mode != Auto) mode
+    else if (table.options.changelogProducer == ChangelogProducer.None) Delta
+    else Changelog
+}
+
+/** The files one commit contributes to a range of changes, per (partition, bucket). */
+final case class CommitChanges(snapshot: Snapshot, splits: Seq[DataSplit])
+
+object CommitChanges {
+  /**
+   * The commits of `range` that carry changes in `mode` (delta or changelog), with their files.
+   * A snapshot of the range that expired meanwhile is an error naming the earliest retained one.
+   */
+  def plan(table: FileStoreTable, range: ChangeRange, mode: String, filter: Option[Predicate]): Seq[CommitChanges] = {
+    val planner = table.newScan()
+    range.ids.flatMap { id =>
+      val s = table.snapshotManager.readIfExists(id).getOrElse(throw new VersionNotFoundException(
+        s"table ${table.name}: snapshot $id of the range of changes expired while it was read; the earliest retained " +
+          s"snapshot is ${table.snapshotManager.earliestId().getOrElse("none")}"))
+      list(s, mode).map(l => CommitChanges(s, planner.planAdded(l, filter)))
+    }
+  }
+
+  /** The manifest list a snapshot's changes are read from in `mode`, if it has changes in that mode. */
+  def list(s: Snapshot, mode: String): Option[String] = mode match {
+    case ChangeScanMode.Delta => Some(s.deltaManifestList).filter(_ => s.commitKind == paimonspark.format.CommitKind.Append)
+    case ChangeScanMode.Changelog =>
+      s.changelogManifestList.filter(_ => s.commitKind != paimonspark.format.CommitKind.Overwrite)
+    case other => throw new IllegalArgumentException(s"changes are read from delta or changelog files, not '$other'")
+  }
+}
