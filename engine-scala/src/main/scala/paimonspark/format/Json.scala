@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.{ArrayNode, ObjectNode}
 import scala.jdk.CollectionConverters._
 
 /** Jackson helpers shared by the JSON codecs of schemas, snapshots and tags. */
-private[format] object Json {
+private[paimonspark] object Json {
   val mapper = new ObjectMapper()
 
   def obj(): ObjectNode = mapper.createObjectNode()

@@ -1,5 +1,7 @@
 package paimonspark.spark
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.spark.sql.connector.catalog.{Changelog, ChangelogRange, Column}
 import org.apache.spark.sql.connector.expressions.{Expressions, NamedReference}
 import org.apache.spark.sql.connector.read.ScanBuilder
@@ -7,7 +9,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.VersionNotFoundException
 import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder}
-import paimonspark.table.{ChangeRange, ChangeScanMode, CommitChanges, FileStoreTable}
+import paimonspark.table.{ChangeRange, ChangeScanMode, CommitChanges, FileStoreTable, StreamPlanner}
 
 /**
  * A table's changes as Spark's changelog API reads them (`CHANGES FROM VERSION ...`, `changes()`):
@@ -20,7 +22,8 @@ import paimonspark.table.{ChangeRange, ChangeScanMode, CommitChanges, FileStoreT
  * since files are never rewritten into the changelog. An append table's rows have no identity, so
  * it declares nothing and offers no row id.
  */
-final class PaimonChangelog(table: FileStoreTable, range: ChangeRange, displayName: String) extends Changelog {
+final class PaimonChangelog(table: FileStoreTable, range: ChangeRange, streamStart: Map[String, String],
+    displayName: String) extends Changelog {
   override def name(): String = displayName
 
   override def columns(): Array[Column] =
@@ -35,11 +38,27 @@ final class PaimonChangelog(table: FileStoreTable, range: ChangeRange, displayNa
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
     val mode = ChangeScanMode.resolve(table, ChangeScanMode.Auto)
-    new ChangeScanBuilder(table, filter => CommitChanges.plan(table, range, mode, filter), ChangeColumns.SparkChangelog)
+    SparkTable.streamable(table, new CaseInsensitiveStringMap((options.asScala ++ streamStart).asJava),
+      ChangeColumns.SparkChangelog,
+      new ChangeScanBuilder(table, filter => CommitChanges.plan(table, range, mode, filter), ChangeColumns.SparkChangelog))
   }
 }
 
 object PaimonChangelog {
+  /**
+   * Where a stream of changes starts (`readStream.changes()`, `FROM STREAM t CHANGES FROM ...`):
+   * at the snapshot or time the range starts from, else, as Paimon streams, with the current state.
+   */
+  def streamStart(spark: ChangelogRange): Map[String, String] = spark match {
+    case v: ChangelogRange.VersionRange => v.startingVersion().trim.toLongOption.map { id =>
+      Map(StreamPlanner.ScanModeKey -> StreamPlanner.FromSnapshot,
+        StreamPlanner.SnapshotIdKey -> (id + (if (v.startingBoundInclusive()) 0 else 1)).toString)
+    }.getOrElse(Map.empty)
+    case t: ChangelogRange.TimestampRange => Map(StreamPlanner.ScanModeKey -> StreamPlanner.FromTimestamp,
+      StreamPlanner.TimestampMillisKey -> (Math.floorDiv(t.startingTimestamp() + 999, 1000L) - 1).toString)
+    case _ => Map.empty
+  }
+
   /** The snapshots a range of Spark's changelog API names; versions are snapshot ids or tags. */
   def range(table: FileStoreTable, spark: ChangelogRange): ChangeRange = {
     val snapshots = table.snapshotManager

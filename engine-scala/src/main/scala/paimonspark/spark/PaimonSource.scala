@@ -15,6 +15,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.{CommitConflictException, UnsupportedFeatureException}
 import paimonspark.fs.{FileIO, HadoopConf}
+import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder}
 import paimonspark.table.FileStoreTable
 
 /**
@@ -38,7 +39,10 @@ class PaimonSource extends TableProvider with CreatableRelationProvider with Dat
 
   /** The schema of what the read options address: a snapshot is read with the schema it was written under. */
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
-    SparkSchemas.sparkSchema(SparkTable.withReadOptions(FileStoreTable.load(fileIO(), location(options)), options).schema)
+    val table = SparkTable.withReadOptions(FileStoreTable.load(fileIO(), location(options)), options)
+    if (Option(options.get(SparkTable.ReadChangelogOption)).exists(_.trim.equalsIgnoreCase("true"))) {
+      ChangeScanBuilder.schema(table, ChangeColumns.AuditLog)
+    } else SparkSchemas.sparkSchema(table.schema)
   }
 
   override def inferPartitioning(options: CaseInsensitiveStringMap): Array[Transform] = Array.empty

@@ -15,7 +15,8 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
-import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder, PaimonScanBuilder}
+import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder, PaimonMicroBatchStream, PaimonScanBuilder,
+  StreamableScanBuilder}
 import paimonspark.spark.system.SystemTables
 import paimonspark.spark.write.PaimonWriteBuilder
 import paimonspark.table.{ChangeRange, ChangeScanMode, CommitChanges, FileStoreTable, KeyLayout, TimeTravel}
@@ -40,8 +41,11 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
     (store.schema.options ++ Map("provider" -> "paimon") ++ store.schema.comment.map("comment" -> _)).asJava
 
   override def capabilities(): util.Set[TableCapability] =
-    (if (pathBased || readOptimized || store.pinned.isDefined) Set(BATCH_READ)
-     else Set(BATCH_READ, BATCH_WRITE, TRUNCATE, OVERWRITE_BY_FILTER, OVERWRITE_DYNAMIC)).asJava
+    // A pinned table streams too: `scan.snapshot-id` and `scan.timestamp-millis` say where a stream starts.
+    (if (readOptimized) Set(BATCH_READ)
+     else if (pathBased || store.pinned.isDefined) Set(BATCH_READ, MICRO_BATCH_READ)
+     else Set(BATCH_READ, MICRO_BATCH_READ, BATCH_WRITE, STREAMING_WRITE, TRUNCATE, OVERWRITE_BY_FILTER,
+       OVERWRITE_DYNAMIC)).asJava
 
   /**
    * Read options naming a branch or a point in history (`spark.read.option(...)`) take effect here;
@@ -49,7 +53,8 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
    */
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
     val table = SparkTable.withReadOptions(store, options)
-    SparkTable.changeScan(table, options, ChangeColumns.None).getOrElse(new PaimonScanBuilder(table, readOptimized))
+    SparkTable.streamable(store, options, ChangeColumns.None,
+      SparkTable.changeScan(table, options, ChangeColumns.None).getOrElse(new PaimonScanBuilder(table, readOptimized)))
   }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
@@ -65,7 +70,7 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
       .getOrElse(this)
     // Tables written by other engines may use layouts this one cannot write yet.
     KeyLayout.of(tableName, target.store.schema)
-    new PaimonWriteBuilder(target)
+    new PaimonWriteBuilder(target, info.queryId())
   }
 }
 
@@ -81,8 +86,12 @@ object SparkTable {
     val branch = name.branch.orElse(Option(options.get(BranchOption)))
     val onBranch = branch.fold(main)(main.branch)
     val point = travel.orElse(TimeTravel.fromOptions(k => Option(options.get(k)), zone))
+    // A read option where Spark passes them (path reads), else a table option.
+    val changelog = Option(options.get(ReadChangelogOption)).orElse(onBranch.schema.options.get(ReadChangelogOption))
+      .exists(_.trim.equalsIgnoreCase("true"))
     name.system match {
       case Some(kind) => SystemTables.load(kind, onBranch, point, displayName)
+      case None if changelog => SystemTables.load("audit_log", onBranch, point, displayName)
       case None => new SparkTable(point.fold(onBranch)(onBranch.travelTo), displayName, pathBased)
     }
   }
@@ -94,6 +103,16 @@ object SparkTable {
       val onBranch = Option(options.get(BranchOption)).fold(store)(store.branch)
       TimeTravel.fromOptions(k => Option(options.get(k)), zone).fold(onBranch)(onBranch.travelTo)
     }
+
+  /** Paimon's read option that streams a table with a leading `rowkind` column, as `$audit_log` does. */
+  val ReadChangelogOption = "read.changelog"
+
+  /** A batch scan builder whose scans also stream `store` (at its branch's latest state) as the options say. */
+  def streamable(store: FileStoreTable, options: CaseInsensitiveStringMap, added: ChangeColumns, batch: ScanBuilder)
+      : ScanBuilder = {
+    val head = if (store.pinned.isEmpty) store else store.branch(store.paths.branch).latest
+    new StreamableScanBuilder(batch, () => new PaimonMicroBatchStream(head, options.asScala.toMap, added))
+  }
 
   /** A scan of the range of changes the read options name, if they name one. */
   def changeScan(table: FileStoreTable, options: CaseInsensitiveStringMap, added: ChangeColumns): Option[ScanBuilder] =

@@ -31,7 +31,8 @@ trait TableLoading extends TableCatalog {
   override def loadChangelog(ident: Identifier, context: ChangelogContext, options: CaseInsensitiveStringMap): Changelog =
     open(ident, None, options) match {
       case t: SparkTable if t.store.pinned.isEmpty =>
-        new PaimonChangelog(t.store, PaimonChangelog.range(t.store, context.range()), t.name())
+        new PaimonChangelog(t.store, PaimonChangelog.range(t.store, context.range()),
+          PaimonChangelog.streamStart(context.range()), t.name())
       case other => throw new paimonspark.InvalidIdentifierException(s"${other.name()}: changes are read from a " +
         "table or a branch, not from a system table or a point in history")
     }

@@ -22,4 +22,12 @@ final class ConsumerManager(io: FileIO, paths: TablePaths) extends Serializable 
 
   def minNextSnapshot(): Option[Long] = list().map(_._2).minOption
 
+  /** Records that consumer `id` reads on from snapshot `nextSnapshot`, replacing its file whole. */
+  def record(id: String, nextSnapshot: Long): Unit = {
+    io.mkdirs(paths.consumerDir)
+    val target = new org.apache.hadoop.fs.Path(paths.consumerDir, TablePaths.ConsumerPrefix + id)
+    val temp = new org.apache.hadoop.fs.Path(paths.consumerDir, s".${target.getName}.${java.util.UUID.randomUUID()}.tmp")
+    io.writeUtf8(temp, s"""{"nextSnapshot":$nextSnapshot}""")
+    io.replace(temp, target)
+  }
 }

@@ -35,6 +35,9 @@ final class FileStoreTable(val io: FileIO, val paths: TablePaths, val schema: Ta
     new FileStoreTable(io, paths, if (snapshot.schemaId == schema.id) schema else schemaManager.read(snapshot.schemaId),
       Some(snapshot))
 
+  /** This branch at its latest schema and snapshot, undoing a pin. */
+  def latest: FileStoreTable = if (pinned.isEmpty) this else new FileStoreTable(io, paths, schemaManager.latestOrFail())
+
   /** This table as of a point of its history. */
   def travelTo(point: TimeTravel): FileStoreTable = pinnedTo(TimeTravel.resolve(this, point))
 

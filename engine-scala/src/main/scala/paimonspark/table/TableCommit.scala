@@ -31,7 +31,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
    * files (the `input` producer's) are listed in the snapshot's changelog manifest list.
    */
   def commit(added: Seq[ManifestEntry], overwrite: Option[OverwriteScope], index: Seq[IndexChange] = Nil,
-      changelog: Seq[ManifestEntry] = Nil): Option[Long] = {
+      changelog: Seq[ManifestEntry] = Nil, identifier: Long = SnapshotJson.BatchCommitIdentifier): Option[Long] = {
     val writtenPartitions = added.map(_.partitionKey).toSet
     val nothingToReplace = overwrite.contains(OverwriteScope.WrittenPartitions) && added.isEmpty
     if ((added.isEmpty && overwrite.isEmpty) || nothingToReplace) return None
@@ -55,7 +55,19 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
     }
     run(added, kind, (store, base) =>
       if (overwrite.isEmpty) Nil else store.liveFiles(base, e => partitionInScope(e.partition)), index, indexReset,
-      changelog)
+      changelog, identifier)
+  }
+
+  /**
+   * Whether this commit user already committed `identifier` (a streaming micro-batch): its latest
+   * snapshot, found walking back from the latest one, has that identifier or a later one. Snapshots
+   * of one user carry growing identifiers, so the walk stops at the user's newest snapshot.
+   */
+  def committed(identifier: Long): Boolean = {
+    val snapshots = table.snapshotManager
+    val earliest = snapshots.earliestId().getOrElse(1L)
+    snapshots.latestId().toSeq.flatMap(latest => (latest to earliest by -1).iterator.flatMap(snapshots.readIfExists)
+      .find(_.commitUser == commitUser)).headOption.exists(_.commitIdentifier >= identifier)
   }
 
   /**
@@ -137,7 +149,8 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       replacing: (ManifestStore, Seq[ManifestFileMeta]) => Seq[ManifestEntry],
       index: Seq[IndexChange] = Nil,
       indexReset: Option[IndexFileEntry => Boolean] = None,
-      changelog: Seq[ManifestEntry] = Nil): Option[Long] = {
+      changelog: Seq[ManifestEntry] = Nil,
+      identifier: Long = SnapshotJson.BatchCommitIdentifier): Option[Long] = {
     val maxRetries = table.options.commitMaxRetries
     var planned: Option[Set[FileIdentifier]] = None
     var attempt = 0
@@ -173,7 +186,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
           if (index.isEmpty && indexReset.isEmpty) latest.flatMap(_.indexManifest)
           else Some(indexed(store, latest, index, indexReset)).filter(_.nonEmpty).map(written.index),
         commitUser = commitUser,
-        commitIdentifier = SnapshotJson.BatchCommitIdentifier,
+        commitIdentifier = identifier,
         commitKind = kind,
         timeMillis = System.currentTimeMillis(),
         totalRecordCount = latest.map(_.totalRecordCount).getOrElse(0L) + deltaRecords,

@@ -241,6 +241,8 @@ object TableOptions {
     TagPeriodFormatter -> oneOf(Set("with_dashes", "without_dashes", "without_dashes_and_spaces")),
     DataFilePrefix -> anything,
     WriteOnly -> boolean,
+    // Read options Paimon also takes as table options.
+    "read.changelog" -> boolean,
     Partition -> anything,
     // Written by other engines and kept as they are.
     "path" -> anything,

@@ -12,7 +12,8 @@ import paimonspark.table.{FileStoreTable, Predicate}
  * it can be), split and packed into partitions the way Spark's file sources do.
  */
 final class PaimonScan(table: FileStoreTable, required: StructType, filters: Seq[Filter], predicate: Option[Predicate],
-    fileFilter: DataFileMeta => Boolean = _ => true) extends TableScan(table, required, predicate) {
+    fileFilter: DataFileMeta => Boolean = _ => true, buckets: Option[Set[String]] = None)
+    extends TableScan(table, required, predicate, buckets) {
 
   private val dataSchema = SparkTypes.physical(SparkTypes.toSparkStruct(schema.nonPartitionFields, withFieldIds = false))
 

@@ -13,15 +13,15 @@ import org.apache.spark.sql.types.StructType
 
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format.{DataFileMeta, SparkTypes}
-import paimonspark.table.{DataSplit, FileStoreTable, Predicate}
+import paimonspark.table.{DataSplit, FileStoreTable, Predicate, PrimaryKeyWriter}
 
 /**
  * What every scan of a table snapshot shares: the split of the requested columns into
  * data columns (read from files) and partition columns (taken from manifests, appended last), the
  * planned splits, statistics, and the paths of the data files to open.
  */
-abstract class TableScan(val table: FileStoreTable, required: StructType, predicate: Option[Predicate])
-    extends Scan with Batch with SupportsReportStatistics {
+abstract class TableScan(val table: FileStoreTable, required: StructType, predicate: Option[Predicate],
+    buckets: Option[Set[String]] = None) extends Scan with Batch with SupportsReportStatistics {
 
   protected val schema = table.schema
   protected val partitionNames: Set[String] = schema.partitionKeys.toSet
@@ -31,8 +31,12 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
   /** The table's columns as files store them (CHAR/VARCHAR as strings). */
   protected val tableStruct: StructType = SparkTypes.physical(SparkTypes.toSparkStruct(schema.fields, withFieldIds = false))
 
-  /** Planned once per scan, so statistics and partitions describe the same snapshot. */
+  /**
+   * Planned once per scan, so statistics and partitions describe the same snapshot; only the
+   * `buckets` given (as [[PrimaryKeyWriter.sequenceKey]] names them), when given.
+   */
   protected lazy val splits: Seq[DataSplit] = table.newScan().plan(table.currentSnapshot(), predicate)
+    .filter(s => buckets.forall(_.contains(PrimaryKeyWriter.sequenceKey(s.partitionBytes, s.bucket))))
 
   override def readSchema(): StructType = StructType(readDataSchema ++ readPartitionSchema)
 

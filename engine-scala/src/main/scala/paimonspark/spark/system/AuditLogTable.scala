@@ -22,11 +22,13 @@ import paimonspark.table.{CommitChanges, FileStoreTable, Predicate}
 final class AuditLogTable(table: FileStoreTable, displayName: String) extends Table with SupportsRead {
   override def name(): String = displayName
   override def schema(): StructType = ChangeScanBuilder.schema(table, ChangeColumns.AuditLog)
-  override def capabilities(): util.Set[TableCapability] = Set(TableCapability.BATCH_READ).asJava
+  override def capabilities(): util.Set[TableCapability] =
+    Set(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ).asJava
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
     val at = SparkTable.withReadOptions(table, options)
-    SparkTable.changeScan(at, options, ChangeColumns.AuditLog).getOrElse(new SnapshotScanBuilder(at))
+    SparkTable.streamable(table, options, ChangeColumns.AuditLog,
+      SparkTable.changeScan(at, options, ChangeColumns.AuditLog).getOrElse(new SnapshotScanBuilder(at)))
   }
 
   /** The rows of one snapshot with their kinds; an append table's rows are all inserts. */

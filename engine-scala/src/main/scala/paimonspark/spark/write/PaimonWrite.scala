@@ -7,8 +7,10 @@ import org.apache.spark.sql.connector.distributions.{Distribution, Distributions
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, SortDirection, SortOrder}
 import org.apache.spark.sql.connector.write._
 
+import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
+
 import paimonspark.CommitConflictException
-import paimonspark.format.ManifestEntry
+import paimonspark.format.{ManifestEntry, SnapshotJson}
 import paimonspark.spark.{BucketFunction, CompactJob, SparkTable}
 import paimonspark.table.{Bucketing, KeyLayout, OverwriteScope, PrimaryKeyWriter, WrittenFiles}
 
@@ -22,8 +24,8 @@ final case class FilesWritten(files: WrittenFiles) extends WriterCommitMessage
  *  - Primary-key tables: rows are clustered by (partition, Paimon bucket), so each bucket is written
  *    by one task, which sorts and merges them itself ([[PrimaryKeyWriter]]).
  */
-final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope])
-    extends Write with RequiresDistributionAndOrdering with BatchWrite {
+final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope], queryId: String)
+    extends Write with RequiresDistributionAndOrdering with BatchWrite with StreamingWrite {
 
   private val store = table.store
   private val partitions = store.schema.partitionKeys.map(k => Expressions.column(k): Expression)
@@ -52,16 +54,49 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope])
 
   override def toBatch: BatchWrite = this
 
-  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
+  // Spark's coordinator lets one attempt of each task commit (speculation, retries), as both interfaces default to.
+  override def useCommitCoordinator(): Boolean = true
+
+  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = writerFactory(bucketing)
+
+  private def writerFactory(bucketing: Bucketing): DataWriterFactory =
     if (store.isPrimaryKeyTable) new PrimaryKeyWriterFactory(store, PrimaryKeyWriter.nextSequences(store), bucketing)
     else new AppendWriterFactory(store)
 
-  override def commit(messages: Array[WriterCommitMessage]): Unit = {
+  override def commit(messages: Array[WriterCommitMessage]): Unit =
+    commitFiles(UUID.randomUUID().toString, messages, SnapshotJson.BatchCommitIdentifier)
+
+  private def commitFiles(commitUser: String, messages: Array[WriterCommitMessage], identifier: Long): Unit = {
     val written = messages.toSeq.collect { case f: FilesWritten => f.files }
     val entries = written.flatMap(_.data)
-    store.newCommit(UUID.randomUUID().toString).commit(entries, scope, written.flatMap(_.index), written.flatMap(_.changelog))
+    store.newCommit(commitUser).commit(entries, scope, written.flatMap(_.index), written.flatMap(_.changelog), identifier)
     if (entries.nonEmpty && !store.options.writeOnly) compactWritten(entries)
   }
+
+  /**
+   * A streaming write: each micro-batch is one commit whose user is the query's (the same across
+   * restarts from its checkpoint) and whose identifier is the batch id. A batch replayed after a
+   * failure between its commit and Spark's checkpoint finds its snapshot and commits nothing, so no
+   * micro-batch is ever committed twice. Complete mode replaces the whole table each batch.
+   */
+  override def toStreaming: StreamingWrite = this
+
+  private def streamCommitUser: String = s"spark-streaming-$queryId"
+
+  /** Sequence numbers and dynamic-bucket indexes continue from what the last batch committed. */
+  override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory = {
+    val batch = writerFactory(Bucketing.plan(store, SparkSession.active.sparkContext.defaultParallelism, scope.isDefined))
+    (partitionId: Int, taskId: Long, _: Long) => batch.createWriter(partitionId, taskId)
+  }
+
+  override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit =
+    if (store.newCommit(streamCommitUser).committed(epochId)) {
+      PaimonWrite.log.warn(s"Micro-batch $epochId of query $queryId is already committed to ${table.name()} " +
+        "(a replay after a failure); its files are dropped")
+      abort(messages)
+    } else commitFiles(streamCommitUser, messages, epochId)
+
+  override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit = abort(messages)
 
   /**
    * Inline compaction, as Paimon writers do unless `write-only`: the buckets just written are

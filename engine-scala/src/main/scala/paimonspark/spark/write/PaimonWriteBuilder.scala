@@ -9,7 +9,7 @@ import paimonspark.spark.read.{FilterConverter, V2Filters}
 import paimonspark.table.{OverwriteScope, Predicate}
 
 /** Decides what a write replaces: nothing (append), everything, a static filter, or its own partitions. */
-final class PaimonWriteBuilder(table: SparkTable)
+final class PaimonWriteBuilder(table: SparkTable, queryId: String)
     extends WriteBuilder with SupportsTruncate with SupportsOverwriteV2 with SupportsDynamicOverwrite {
 
   private var scope: Option[OverwriteScope] = None
@@ -37,5 +37,5 @@ final class PaimonWriteBuilder(table: SparkTable)
     this
   }
 
-  override def build(): Write = new PaimonWrite(table, scope)
+  override def build(): Write = new PaimonWrite(table, scope, queryId)
 }

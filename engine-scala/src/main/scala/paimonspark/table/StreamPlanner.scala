@@ -1,0 +1,123 @@
+package paimonspark.table
+
+import java.time.Instant
+
+import paimonspark.{InvalidOptionException, VersionNotFoundException}
+import paimonspark.format.{CommitKind, Snapshot}
+
+/**
+ * Where a stream of a table stands: the next piece to read is piece `index` of snapshot
+ * `snapshotId`, of its whole state when `full` (a stream's first read), else of its changes.
+ */
+final case class StreamPosition(snapshotId: Long, full: Boolean, index: Int) extends Ordered[StreamPosition] {
+  override def compare(that: StreamPosition): Int =
+    Ordering[(Long, Int, Int)].compare((snapshotId, if (full) 0 else 1, index),
+      (that.snapshotId, if (that.full) 0 else 1, that.index))
+
+  /** The snapshot a consumer resumes from: this one unless all of it was read. */
+  def nextSnapshot: Long = snapshotId
+}
+
+/**
+ * A piece a stream reads whole: one bucket's files of a full read, or one file of a commit's
+ * changes. Admission control counts these; a trigger takes at least one, so a stream always moves.
+ */
+final case class StreamPiece(snapshot: Snapshot, split: DataSplit, full: Boolean) {
+  def rows: Long = split.files.map(_.rowCount).sum
+  def bytes: Long = split.files.map(_.fileSize).sum
+  def files: Int = split.files.size
+}
+
+/**
+ * The pieces of each snapshot a stream of a table reads, as Paimon's streaming scans pick them:
+ * the changelog files of every snapshot that has some when the table has a changelog producer,
+ * else the new data files of APPEND snapshots (compactions carry no new rows; overwrites are read
+ * only with `streaming-read-overwrite`, as their new files). Pieces are ordered the same way on
+ * every call, so a position names the same piece before and after a restart.
+ */
+final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
+  private val snapshots = table.snapshotManager
+  private val mode = ChangeScanMode.resolve(table, ChangeScanMode.Auto)
+
+  /** The pieces of a position's snapshot, or None when it has not been committed yet. */
+  def pieces(position: StreamPosition): Option[Seq[StreamPiece]] = snapshots.readIfExists(position.snapshotId) match {
+    case None =>
+      if (snapshots.latestId().exists(_ >= position.snapshotId)) throw expired(position.snapshotId) else None
+    case Some(s) if position.full =>
+      Some(ordered(table.newScan().plan(Some(s), None)).map(StreamPiece(s, _, full = true)))
+    case Some(s) =>
+      val list = if (readOverwrite && s.commitKind == CommitKind.Overwrite && mode == ChangeScanMode.Delta) {
+        Some(s.deltaManifestList)
+      } else CommitChanges.list(s, mode)
+      Some(list.toSeq.flatMap(l => ordered(table.newScan().planAdded(l, None)))
+        .flatMap(split => split.files.map(f => StreamPiece(s, split.copy(files = Seq(f)), full = false))))
+  }
+
+  private def ordered(splits: Seq[DataSplit]): Seq[DataSplit] =
+    splits.sortBy(s => (s.bucket, java.util.Base64.getEncoder.encodeToString(s.partitionBytes)))
+
+  private def expired(id: Long): VersionNotFoundException =
+    new VersionNotFoundException(s"table ${table.name}: snapshot $id, the next one this stream reads, has expired " +
+      s"(the earliest retained snapshot is ${snapshots.earliestId().getOrElse("none")}); keep snapshots longer " +
+      "(snapshot.time-retained, snapshot.num-retained.min) or give the stream a consumer-id, which keeps what it " +
+      "has not read")
+
+  /**
+   * Where a new stream starts, by Paimon's `scan.mode` (default `latest-full`): the current state
+   * and then its changes, only changes from now on, or from a snapshot or a time.
+   */
+  def start(options: String => Option[String]): StreamPosition = {
+    val latest = snapshots.latestId()
+    def from(id: Long, full: Boolean): StreamPosition = {
+      val earliest = snapshots.earliestId().getOrElse(id)
+      if (id < earliest) throw expired(id)
+      StreamPosition(id, full, 0)
+    }
+    def snapshotId: Long = options(StreamPlanner.SnapshotIdKey).flatMap(_.trim.toLongOption).filter(_ > 0).getOrElse(
+      throw new InvalidOptionException(StreamPlanner.SnapshotIdKey, s"table ${table.name}: scan.mode " +
+        s"${options(StreamPlanner.ScanModeKey).getOrElse("")} needs '${StreamPlanner.SnapshotIdKey}', a positive snapshot id"))
+    // As in Paimon, a start snapshot or time without a mode names the mode too.
+    val implied = if (options(StreamPlanner.SnapshotIdKey).isDefined) StreamPlanner.FromSnapshot
+      else if (options(StreamPlanner.TimestampMillisKey).isDefined) StreamPlanner.FromTimestamp
+      else StreamPlanner.LatestFull
+    options(StreamPlanner.ScanModeKey).map(_.trim.toLowerCase).getOrElse(implied) match {
+      case StreamPlanner.LatestFull | "default" => latest.fold(StreamPosition(1, full = false, 0))(StreamPosition(_, full = true, 0))
+      case StreamPlanner.Latest => StreamPosition(latest.getOrElse(0L) + 1, full = false, 0)
+      case StreamPlanner.FromSnapshot => from(snapshotId, full = false)
+      case StreamPlanner.FromSnapshotFull => from(snapshotId, full = true)
+      case StreamPlanner.FromTimestamp =>
+        val key = StreamPlanner.TimestampMillisKey
+        val millis = options(key).flatMap(_.trim.toLongOption).getOrElse(throw new InvalidOptionException(key,
+          s"table ${table.name}: scan.mode from-timestamp needs '$key', epoch milliseconds"))
+        snapshots.latestAtOrBefore(millis) match {
+          case Some(s) => StreamPosition(s.id + 1, full = false, 0)
+          case None => snapshots.earliestId().filter(id => snapshots.read(id).timeMillis >= millis)
+            .map(StreamPosition(_, full = false, 0)).getOrElse(
+              if (latest.isEmpty) StreamPosition(1, full = false, 0)
+              else throw new VersionNotFoundException(s"table ${table.name}: no retained snapshot tells what " +
+                s"changed after ${Instant.ofEpochMilli(millis)}; the earliest retained is newer than that"))
+        }
+      case StreamPlanner.CompactedFull =>
+        val compacted = latest.toSeq.flatMap(l => (l to snapshots.earliestId().getOrElse(l) by -1).iterator
+          .flatMap(snapshots.readIfExists).find(_.commitKind == CommitKind.Compact)).headOption
+        compacted.map(s => StreamPosition(s.id, full = true, 0))
+          .getOrElse(latest.fold(StreamPosition(1, full = false, 0))(StreamPosition(_, full = true, 0)))
+      case other => throw new InvalidOptionException(StreamPlanner.ScanModeKey, s"table ${table.name}: scan.mode must " +
+        s"be one of ${StreamPlanner.Modes.mkString(", ")}, not '$other'")
+    }
+  }
+}
+
+object StreamPlanner {
+  val ScanModeKey = "scan.mode"
+  val SnapshotIdKey = "scan.snapshot-id"
+  val TimestampMillisKey = "scan.timestamp-millis"
+  val ReadOverwriteKey = "streaming-read-overwrite"
+  val LatestFull = "latest-full"
+  val Latest = "latest"
+  val FromSnapshot = "from-snapshot"
+  val FromSnapshotFull = "from-snapshot-full"
+  val FromTimestamp = "from-timestamp"
+  val CompactedFull = "compacted-full"
+  val Modes: Seq[String] = Seq(LatestFull, Latest, FromSnapshot, FromSnapshotFull, FromTimestamp, CompactedFull)
+}
