@@ -22,9 +22,10 @@ object CompactStep {
  * merged together instead of each moving up alone; a rewrite that comes down to one file moves
  * it up instead. A file holding retractions (or not saying how many) is rewritten rather than
  * moved into the top level, where retractions are dropped. Files already at the output level
- * and not rewritten stay untouched.
+ * and not rewritten stay untouched. With `rewriteLevel0` (a changelog producer that reads every
+ * new version), level-0 files are always rewritten.
  */
-final case class CompactSteps(outputLevel: Int, maxLevel: Int, minFileSize: Long) {
+final case class CompactSteps(outputLevel: Int, maxLevel: Int, minFileSize: Long, rewriteLevel0: Boolean = false) {
   import CompactStep._
 
   def plan(sections: Seq[Seq[DataFileMeta]]): Seq[CompactStep] = {
@@ -33,6 +34,7 @@ final case class CompactSteps(outputLevel: Int, maxLevel: Int, minFileSize: Long
 
     def upgrade(file: DataFileMeta): Unit =
       if (outputLevel == maxLevel && !file.deleteRowCount.contains(0L)) steps += Rewrite(Seq(file))
+      else if (rewriteLevel0 && file.level == 0) steps += Rewrite(Seq(file))
       else if (file.level != outputLevel) steps += Upgrade(file)
 
     def flush(): Unit = {

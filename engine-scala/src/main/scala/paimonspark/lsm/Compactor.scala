@@ -38,14 +38,17 @@ final class Compactor(
    * Carries out `unit` in `bucketDir`: the files the bucket loses and those it gains (an upgraded
    * file is in both, at its old and its new level). On failure the new files are deleted again.
    */
-  def compact(bucketDir: Path, unit: CompactUnit, dropRetractions: Boolean): CompactOutcome = {
-    val steps = CompactSteps(unit.outputLevel, maxLevel, minFileSize).plan(keyRanges.sections(unit.files))
+  def compact(bucketDir: Path, unit: CompactUnit, dropRetractions: Boolean,
+      changelog: Option[ChangelogSettings] = None): CompactOutcome = {
+    val steps = CompactSteps(unit.outputLevel, maxLevel, minFileSize, rewriteLevel0 = changelog.isDefined)
+      .plan(keyRanges.sections(unit.files))
     val written = ArrayBuffer.empty[DataFileMeta]
+    val producer = changelog.map(new ChangelogOutput(bucketDir, unit.outputLevel, _))
     try {
       val added = steps.map {
         case CompactStep.Upgrade(file) => Seq(file.copy(level = unit.outputLevel))
         case CompactStep.Rewrite(files) =>
-          val merged = rewrite(bucketDir, files, unit.outputLevel, dropRetractions)
+          val merged = rewrite(bucketDir, files, unit.outputLevel, dropRetractions, producer)
           written ++= merged
           merged
       }
@@ -53,29 +56,50 @@ final class Compactor(
         case CompactStep.Upgrade(file) => Seq(file)
         case CompactStep.Rewrite(files) => files
       }
-      CompactOutcome(removed, added.flatten)
+      CompactOutcome(removed, added.flatten, producer.map(_.finish()).getOrElse(Nil))
     } catch {
       case e: Throwable =>
         written.foreach(f => settings.io.delete(new Path(bucketDir, f.fileName), recursive = false))
+        producer.foreach(_.abort())
         throw e
-    }
+    } finally producer.foreach(_.close())
   }
 
-  private def rewrite(bucketDir: Path, files: Seq[DataFileMeta], level: Int, dropRetractions: Boolean)
-      : Seq[DataFileMeta] = {
+  /** The changelog a compaction writes: one file (rolling) per bucket, and the lookups of levels below it. */
+  private final class ChangelogOutput(bucketDir: Path, level: Int, changelog: ChangelogSettings) {
+    private val writer = new KeyValueFileWriter(changelog.files, bucketDir, fields, keyIndices, level, FileSource.Append)
+    private val lookups = changelog.lookupRuns.map(run => new LevelLookup(run.files, keyRanges, reader, bucketDir,
+      rowSchema, keyIndices.map(_ + 2)))
+    val rule = new LookupChangelog(spec, rowSchema, (keyIndices ++ partitionIndices).map(_ + 2), lookups,
+      changelog.rowDeduplicate, changelog.ignoredColumns.map(c => fields.indexWhere(_.name == c) + 2), writer.write)
+    def finish(): Seq[DataFileMeta] = writer.finish()
+    def abort(): Unit = writer.abort()
+    def close(): Unit = lookups.foreach(_.close())
+  }
+
+  private def rewrite(bucketDir: Path, files: Seq[DataFileMeta], level: Int, dropRetractions: Boolean,
+      changelog: Option[ChangelogOutput]): Seq[DataFileMeta] = {
     val opened = ArrayBuffer.empty[DataFileReader.Rows]
     def rows(files: Seq[DataFileMeta]): Iterator[InternalRow] = files.iterator.flatMap { f =>
       val r = reader.open(new Path(bucketDir, f.fileName), f.fileSize)
       opened += r
       r
     }
-    val runs = SortedRun.of(files).map(run => rows(if (run.level == 0) run.files else keyRanges.byMinKey(run.files)))
+    val sortedRuns = SortedRun.of(files)
+    val runs = sortedRuns.map(run => rows(if (run.level == 0) run.files else keyRanges.byMinKey(run.files)))
     val engine = spec.create(rowSchema, (keyIndices ++ partitionIndices).map(_ + 2))
-    val merged = new SortedRunMerge(runs, keyOrdering, engine, spec.versionOrdering(rowSchema), dropRetractions,
-      integralKey = IntegralKey.of(rowSchema, keyIndices.map(_ + 2)))
+    // The changelog needs every merged key, retractions included: they are dropped here instead.
+    val merged = new SortedRunMerge(runs, keyOrdering, engine, spec.versionOrdering(rowSchema),
+      dropRetractions && changelog.isEmpty, integralKey = IntegralKey.of(rowSchema, keyIndices.map(_ + 2)))
     val writer = new KeyValueFileWriter(settings, bucketDir, fields, keyIndices, level, FileSource.Compact)
     try {
-      merged.foreach(writer.write)
+      changelog match {
+        case None => merged.foreach(writer.write)
+        case Some(out) => merged.foreach { row =>
+          out.rule.onKey(merged.lastVersions.map { case (run, version) => (sortedRuns(run).level, version) })
+          if (!(dropRetractions && KeyValue.isRetract(row))) writer.write(row)
+        }
+      }
       writer.finish()
     } catch {
       case e: Throwable =>
@@ -85,5 +109,12 @@ final class Compactor(
   }
 }
 
-/** What a compaction changed in a bucket: files removed and files added, as data file metas. */
-final case class CompactOutcome(removed: Seq[DataFileMeta], added: Seq[DataFileMeta])
+/** What a compaction changed in a bucket: files removed, files added, and changelog files written. */
+final case class CompactOutcome(removed: Seq[DataFileMeta], added: Seq[DataFileMeta], changelog: Seq[DataFileMeta] = Nil)
+
+/**
+ * How a compaction writes the `lookup` producer's changelog: into files of `files` settings, looking
+ * keys up in `lookupRuns`, the bucket's runs below the compaction.
+ */
+final case class ChangelogSettings(files: DataFileSettings, lookupRuns: Seq[SortedRun], rowDeduplicate: Boolean,
+    ignoredColumns: Set[String])

@@ -48,6 +48,9 @@ final class SortedRunMerge(
   /** Whether the last `hasNext` was false because `mayAdvance` refused a run, not at the end. */
   def blocked: Boolean = refused
 
+  /** The last result's versions, with the runs they came from; valid until the next key is asked for. */
+  def lastVersions: Seq[(Int, InternalRow)] = (0 until usedCount).map(u => (used(u), heads(used(u))))
+
   /**
    * The run whose head the last result is (engines that pick one of the versions, such as
    * deduplicate), -1 when the engine built a new row.

@@ -18,6 +18,16 @@ final case class UniversalCompaction(maxSizeAmpPercent: Int, sizeRatioPercent: I
       .orElse(pickForSizeRatio(runs, 1, force = false))
       .orElse(if (runs.size > trigger) pickForSizeRatio(runs, runs.size - trigger + 1, force = true) else None)
 
+  /**
+   * The newest runs down to the last one at level 0, merged into a level above 0 (Paimon's
+   * `ForceUpLevel0Compaction`): what a `lookup` changelog producer runs when nothing else is picked,
+   * so that each commit's changes reach the changelog.
+   */
+  def forcePickLevel0(runs: Seq[SortedRun]): Option[CompactUnit] = {
+    val level0 = runs.takeWhile(_.level == 0).size
+    if (level0 == 0) None else pickForSizeRatio(runs, level0, force = true)
+  }
+
   /** Everything into the top level, unless the bucket already is one run there. */
   def full(runs: Seq[SortedRun]): Option[CompactUnit] = runs match {
     case Seq() => None

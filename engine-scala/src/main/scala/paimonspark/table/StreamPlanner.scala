@@ -44,7 +44,11 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
     case None =>
       if (snapshots.latestId().exists(_ >= position.snapshotId)) throw expired(position.snapshotId) else None
     case Some(s) if position.full =>
-      Some(ordered(table.newScan().plan(Some(s), None)).map(StreamPiece(s, _, full = true)))
+      // Level-0 files of a lookup table have not reached its changelog yet: the stream reads them from there.
+      val settled = (split: DataSplit) =>
+        if (table.options.changelogProducer != ChangelogProducer.Lookup) split
+        else split.copy(files = split.files.filter(_.level > 0))
+      Some(ordered(table.newScan().plan(Some(s), None)).map(settled).filter(_.files.nonEmpty).map(StreamPiece(s, _, full = true)))
     case Some(s) =>
       val list = if (readOverwrite && s.commitKind == CommitKind.Overwrite && mode == ChangeScanMode.Delta) {
         Some(s.deltaManifestList)

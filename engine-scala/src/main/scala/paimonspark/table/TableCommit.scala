@@ -78,7 +78,8 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
    * a failed commit deletes them (nothing else could ever reference them), except files that were
    * only moved to another level: those are still live at their old one.
    */
-  def compact(compacted: Seq[ManifestEntry], added: Seq[ManifestEntry]): Option[Long] = {
+  def compact(compacted: Seq[ManifestEntry], added: Seq[ManifestEntry], changelog: Seq[ManifestEntry] = Nil)
+      : Option[Long] = {
     if (compacted.isEmpty) return None
     val buckets = compacted.map(e => (e.partitionKey, e.bucket)).toSet
     val ids = compacted.map(_.identifier).toSet
@@ -89,11 +90,11 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       if (gone.nonEmpty) throw deletionConflict(gone)
       checkKeyRanges(live.filterNot(e => ids.contains(e.identifier)) ++ added)
       replaced
-    })
+    }, changelog = changelog)
     catch {
       case e: Throwable =>
         val moved = compacted.map(_.file.fileName).toSet
-        added.filterNot(a => moved(a.file.fileName))
+        (added.filterNot(a => moved(a.file.fileName)) ++ changelog)
           .foreach(a => table.io.delete(table.dataFilePath(a.partition, a.bucket, a.file), recursive = false))
         throw e
     }

@@ -2,14 +2,18 @@ package paimonspark.table
 
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format.{DataFileMeta, DataFileReader, FileKind, ManifestEntry}
-import paimonspark.lsm.{CompactUnit, Compactor, MergeEngineSpec, SortedRun}
+import paimonspark.lsm.{ChangelogSettings, CompactUnit, Compactor, MergeEngineSpec, SortedRun}
 
-/** One bucket's compaction: what to merge, into which level, and whether retractions may go. */
+/**
+ * One bucket's compaction: what to merge, into which level, and whether retractions may go; with
+ * the `lookup` changelog producer, the bucket's other runs, where keys are looked up.
+ */
 final case class CompactTask(partition: Array[Byte], bucket: Int, totalBuckets: Int, unit: CompactUnit,
-    dropRetractions: Boolean)
+    dropRetractions: Boolean, lookupRuns: Seq[SortedRun] = Nil)
 
-/** What one task changed for a [[CompactTask]]: the entries its bucket loses, and those it gains. */
-final case class CompactResult(task: CompactTask, removed: Seq[ManifestEntry], added: Seq[ManifestEntry])
+/** What one task changed for a [[CompactTask]]: the entries its bucket loses and gains, and its changelog. */
+final case class CompactResult(task: CompactTask, removed: Seq[ManifestEntry], added: Seq[ManifestEntry],
+    changelog: Seq[ManifestEntry] = Nil)
 
 /**
  * Compaction of a primary-key table in three steps: the driver plans a task per bucket from the
@@ -28,6 +32,7 @@ object TableCompaction {
     }
     val picker = table.options.compaction
     val upLevel0 = MergeEngineSpec.of(table.location.toString, table.schema).engine == "first-row"
+    val lookup = table.options.changelogProducer == ChangelogProducer.Lookup
     table.newScan().plan(table.snapshotManager.latest(), filter)
       .filter(s => buckets.forall(_.contains(PrimaryKeyWriter.sequenceKey(s.partitionBytes, s.bucket))))
       .flatMap { split =>
@@ -37,10 +42,15 @@ object TableCompaction {
         // bucket with level-0 files is compacted whole, which ensures it too.
         val unit = if (full) picker.full(runs)
           else if (upLevel0) { if (runs.exists(_.level == 0)) picker.full(runs) else None }
+          else if (lookup) picker.pick(runs).orElse(picker.forcePickLevel0(runs))
           else picker.pick(runs)
         val highest = split.files.map(_.level).max
-        unit.map(u => CompactTask(split.partitionBytes, split.bucket, table.options.bucket, u,
-          dropRetractions = u.outputLevel != 0 && u.outputLevel >= highest))
+        unit.map { u =>
+          val inUnit = u.files.map(_.fileName).toSet
+          CompactTask(split.partitionBytes, split.bucket, table.options.bucket, u,
+            dropRetractions = u.outputLevel != 0 && u.outputLevel >= highest,
+            lookupRuns = if (lookup) SortedRun.of(split.files.filterNot(f => inUnit(f.fileName))) else Nil)
+        }
       }
   }
 
@@ -53,13 +63,18 @@ object TableCompaction {
       schema.partitionKeys.map(schema.fieldNames.indexOf(_)), MergeEngineSpec.of(table.location.toString, schema), reader,
       maxLevel = options.numLevels - 1, minFileSize = options.compactionFileSize(primaryKey = true))
     val dir = table.paths.bucketDir(table.partitionPath(task.partition), task.bucket)
-    val outcome = compactor.compact(dir, task.unit, task.dropRetractions)
+    val changelog = if (options.changelogProducer != ChangelogProducer.Lookup) None
+      else Some(ChangelogSettings(table.dataFileSettings.copy(filePrefix = options.changelogFilePrefix), task.lookupRuns,
+        options.changelogRowDeduplicate, options.changelogRowDeduplicateIgnoreFields.toSet))
+    val outcome = compactor.compact(dir, task.unit, task.dropRetractions, changelog)
     def entries(kind: Int, files: Seq[DataFileMeta]) =
       files.map(ManifestEntry(kind, task.partition, task.bucket, task.totalBuckets, _))
-    CompactResult(task, entries(FileKind.Delete, outcome.removed), entries(FileKind.Add, outcome.added))
+    CompactResult(task, entries(FileKind.Delete, outcome.removed), entries(FileKind.Add, outcome.added),
+      entries(FileKind.Add, outcome.changelog))
   }
 
   /** Commits the results as one COMPACT snapshot; on a conflict the new files are deleted again. */
   def commit(table: FileStoreTable, commitUser: String, results: Seq[CompactResult]): Option[Long] =
-    table.newCommit(commitUser).compact(results.flatMap(_.removed), results.flatMap(_.added))
+    table.newCommit(commitUser).compact(results.flatMap(_.removed), results.flatMap(_.added),
+      results.flatMap(_.changelog))
 }

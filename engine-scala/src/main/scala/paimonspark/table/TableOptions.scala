@@ -33,6 +33,9 @@ final case class TableOptions(raw: Map[String, String]) {
   def writeBufferSize: Long = get(WriteBufferSize).map(MemorySize.parse(WriteBufferSize, _)).getOrElse(256L << 20)
   def changelogProducer: String = get(ChangelogProducerKey).map(_.trim.toLowerCase).getOrElse(ChangelogProducer.None)
   def changelogFilePrefix: String = get(ChangelogFilePrefix).getOrElse("changelog-")
+  def changelogRowDeduplicate: Boolean = get(ChangelogRowDeduplicate).exists(_.trim.equalsIgnoreCase("true"))
+  def changelogRowDeduplicateIgnoreFields: Seq[String] =
+    get(ChangelogRowDeduplicateIgnoreFields).toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
   def rowKindField: Option[String] = get(RowKindField).map(_.trim)
   def bucketKey: Seq[String] = get(BucketKey).toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
   def writeOnly: Boolean = get(WriteOnly).exists(_.trim.equalsIgnoreCase("true"))
@@ -99,6 +102,8 @@ object TableOptions {
   val WriteBufferSize = "write-buffer-size"
   val ChangelogProducerKey = "changelog-producer"
   val ChangelogFilePrefix = "changelog-file.prefix"
+  val ChangelogRowDeduplicate = "changelog-producer.row-deduplicate"
+  val ChangelogRowDeduplicateIgnoreFields = "changelog-producer.row-deduplicate-ignore-fields"
   val CompactionTrigger = "num-sorted-run.compaction-trigger"
   val DynamicTargetRowNum = "dynamic-bucket.target-row-num"
   val DynamicInitialBuckets = "dynamic-bucket.initial-buckets"
@@ -164,10 +169,15 @@ object TableOptions {
     "partial-update.remove-record-on-delete" -> boolean,
     ChangelogProducerKey -> { (k, v) =>
       oneOf(ChangelogProducer.All)(k, v)
-      if (Set(ChangelogProducer.Lookup, ChangelogProducer.FullCompaction).contains(v.trim.toLowerCase)) {
-        throw new UnsupportedFeatureException(s"table option '$k'=$v is not supported yet: use none or input")
+      if (v.trim.toLowerCase == ChangelogProducer.FullCompaction) {
+        throw new UnsupportedFeatureException(s"table option '$k'=$v is not supported yet: use none, input or lookup")
       }
     },
+    ChangelogRowDeduplicate -> boolean,
+    ChangelogRowDeduplicateIgnoreFields -> anything,
+    // Commits always wait for the compaction that produces their changelog: accepted for compatibility.
+    "lookup-wait" -> boolean,
+    "changelog-producer.lookup-wait" -> boolean,
     ChangelogFilePrefix -> { (k, v) =>
       if (v.isEmpty || v.contains('/')) throw new InvalidOptionException(k, s"table option '$k' must be a non-empty file name prefix, not '$v'")
     },
@@ -250,7 +260,7 @@ object TableOptions {
 
   /** Paimon options that exist but are not implemented here yet: refused, never silently ignored. */
   private val knownUnsupported: Set[String] = Set(
-    PrimaryKey, "bucket-function.type", "changelog-producer.row-deduplicate", "deletion-vectors.enabled", "deletion-vectors.bitmap64",
+    PrimaryKey, "bucket-function.type", "deletion-vectors.enabled", "deletion-vectors.bitmap64",
     "changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained",
     "full-compaction.delta-commits", "write-buffer-spillable", "metadata.stats-dense-store", "metadata.stats-keep-first-n-columns",
     "data-file.thin-mode", "data-file.external-paths", "data-file.path-directory", 

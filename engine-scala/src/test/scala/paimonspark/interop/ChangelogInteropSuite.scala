@@ -66,4 +66,31 @@ class ChangelogInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
       Seq(1, "a2", "update_postimage", 2L), Seq(2, "b", "delete", 2L), Seq(3, "c", "insert", 2L),
       Seq(3, "c2", "insert", 3L))))
   }
+
+  test("lookup producer: Java reads our exact changelog, we read Java's, for each merge engine") {
+    Seq("deduplicate" -> "", "partial-update" -> "", "aggregation" -> ", 'fields.v.aggregate-function' = 'sum'",
+      "first-row" -> "").foreach { case (engine, extra) =>
+      val t = s"ours_lookup_${engine.replace('-', '_')}"
+      sql(s"CREATE TABLE paimon.default.$t (id INT, v INT, w STRING) TBLPROPERTIES ('primary-key' = 'id', " +
+        s"'bucket' = '2', 'changelog-producer' = 'lookup', 'merge-engine' = '$engine'$extra)")
+      sql(s"INSERT INTO paimon.default.$t VALUES (1, 1, 'a'), (2, 2, 'b'), (3, 3, 'c')")
+      sql(s"INSERT INTO paimon.default.$t VALUES (1, 10, NULL), (4, 4, 'd')")
+      sql(s"INSERT INTO paimon.default.$t VALUES (2, 20, 'b2'), (4, 40, NULL)")
+      val latest = sql(s"SELECT max(snapshot_id) FROM paimon.default.`$t$$snapshots`").head.getLong(0)
+      assert(ourChanges(t, s"0,$latest").exists(_.head == "-U") == (engine != "first-row"), engine)
+      (0L until latest).foreach { start =>
+        assert(javaChanges(t, s"$start,$latest") == ourChanges(t, s"$start,$latest"), s"$engine changes $start,$latest")
+      }
+    }
+    val schema = Schema.newBuilder().column("id", DataTypes.INT().notNull()).column("v", DataTypes.STRING())
+      .primaryKey("id").option("bucket", "1").option("changelog-producer", "lookup").build()
+    java.createTable("default.javas_lookup", schema)
+    java.insert("default.javas_lookup", Seq(1, "a"), Seq(2, "b"))
+    java.write("default.javas_lookup", Seq(RowKind.INSERT -> Seq(1, "a2"), RowKind.DELETE -> Seq(2, "b"),
+      RowKind.DELETE -> Seq(9, "never"), RowKind.INSERT -> Seq(3, "c")))
+    val latest = java.latestId("default.javas_lookup").get
+    assert(ourChanges("javas_lookup", s"0,$latest") == javaChanges("javas_lookup", s"0,$latest"))
+    assert(ourChanges("javas_lookup", s"0,$latest") == JavaPaimon.sorted(Seq(Seq("+I", 1, "a"), Seq("+I", 2, "b"),
+      Seq("-U", 1, "a"), Seq("+U", 1, "a2"), Seq("-D", 2, "b"), Seq("+I", 3, "c"))))
+  }
 }

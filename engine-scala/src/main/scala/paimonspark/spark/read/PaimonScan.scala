@@ -13,7 +13,7 @@ import paimonspark.table.{FileStoreTable, Predicate}
  */
 final class PaimonScan(table: FileStoreTable, required: StructType, filters: Seq[Filter], predicate: Option[Predicate],
     fileFilter: DataFileMeta => Boolean = _ => true, buckets: Option[Set[String]] = None)
-    extends TableScan(table, required, predicate, buckets) {
+    extends TableScan(table, required, predicate, buckets, fileFilter) {
 
   private val dataSchema = SparkTypes.physical(SparkTypes.toSparkStruct(schema.nonPartitionFields, withFieldIds = false))
 
@@ -21,7 +21,7 @@ final class PaimonScan(table: FileStoreTable, required: StructType, filters: Seq
     s"PaimonScan ${table.location} [${readSchema().fieldNames.mkString(", ")}] filters: ${filters.mkString(", ")}"
 
   override def planInputPartitions(): Array[InputPartition] =
-    filePartitions(splits.flatMap(split => split.files.filter(fileFilter).map(f => (partitionValues(split), dataFilePath(split, f), f.fileSize))))
+    filePartitions(splits.flatMap(split => split.files.map(f => (partitionValues(split), dataFilePath(split, f), f.fileSize))))
       .toArray
 
   override def createReaderFactory(): PartitionReaderFactory = {

@@ -30,9 +30,9 @@ final case class MergeSplit(partitionValues: InternalRow, sections: Array[Array[
  * of a key. Spark applies every filter again after the scan.
  */
 final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters: Seq[Filter], predicate: Option[Predicate],
-    rowKind: Boolean = false, buckets: Option[Set[String]] = None)
+    rowKind: Boolean = false, buckets: Option[Set[String]] = None, fileFilter: DataFileMeta => Boolean = _ => true)
     extends TableScan(table, if (rowKind) StructType(required.filterNot(_.name == ChangeColumns.RowKind)) else required,
-      predicate, buckets) {
+      predicate, buckets, fileFilter) {
 
   private val layout = KeyLayout.of(table.location.toString, schema)
   private val keyNames = layout.trimmedKeys

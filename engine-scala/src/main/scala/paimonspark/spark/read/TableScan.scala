@@ -21,7 +21,8 @@ import paimonspark.table.{DataSplit, FileStoreTable, Predicate, PrimaryKeyWriter
  * planned splits, statistics, and the paths of the data files to open.
  */
 abstract class TableScan(val table: FileStoreTable, required: StructType, predicate: Option[Predicate],
-    buckets: Option[Set[String]] = None) extends Scan with Batch with SupportsReportStatistics {
+    buckets: Option[Set[String]] = None, fileFilter: DataFileMeta => Boolean = _ => true)
+    extends Scan with Batch with SupportsReportStatistics {
 
   protected val schema = table.schema
   protected val partitionNames: Set[String] = schema.partitionKeys.toSet
@@ -33,10 +34,12 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
 
   /**
    * Planned once per scan, so statistics and partitions describe the same snapshot; only the
-   * `buckets` given (as [[PrimaryKeyWriter.sequenceKey]] names them), when given.
+   * `buckets` given (as [[PrimaryKeyWriter.sequenceKey]] names them), when given, and the files
+   * `fileFilter` keeps.
    */
   protected lazy val splits: Seq[DataSplit] = table.newScan().plan(table.currentSnapshot(), predicate)
     .filter(s => buckets.forall(_.contains(PrimaryKeyWriter.sequenceKey(s.partitionBytes, s.bucket))))
+    .map(s => s.copy(files = s.files.filter(fileFilter))).filter(_.files.nonEmpty)
 
   override def readSchema(): StructType = StructType(readDataSchema ++ readPartitionSchema)
 

@@ -1,0 +1,63 @@
+package paimonspark.lsm
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
+import org.apache.spark.sql.types.StructType
+
+import paimonspark.format.{DataFileMeta, DataFileReader}
+
+/**
+ * Looks keys up in one level of a bucket (one sorted run), keys asked in ascending order, as a
+ * compaction meets them. Files are skipped by their key ranges without being opened, and an open
+ * file is read forward only: a lookup costs the files that hold the keys asked, one file open at a
+ * time, never the level in memory.
+ */
+final class LevelLookup(files: Seq[DataFileMeta], ranges: KeyRanges, reader: DataFileReader, bucketDir: Path,
+    rowSchema: StructType, keyOrdinals: Seq[Int]) extends AutoCloseable {
+
+  private val toKey = UnsafeProjection.create(keyOrdinals.map(i => BoundReference(i, rowSchema(i).dataType, nullable = false)))
+  private val remaining = ranges.byMinKey(files).iterator.buffered
+  private var rows: DataFileReader.Rows = _
+  private var head: InternalRow = _
+
+  /** The version of `key` (a row of the merge's layout) this level holds, as a copy, if any. */
+  def find(key: InternalRow): Option[InternalRow] = {
+    val k = toKey(key).copy()
+    var found: Option[InternalRow] = None
+    var done = false
+    while (!done) {
+      if (head == null) {
+        // Files wholly below the key are done with; the key lies in the first file not below it, if any.
+        while (remaining.hasNext && ranges.ordering.lt(ranges.maxKey(remaining.head), k)) remaining.next()
+        if (!remaining.hasNext || ranges.ordering.gt(ranges.minKey(remaining.head), k)) done = true
+        else open(remaining.next())
+      } else {
+        val c = ranges.ordering.compare(toKey(head), k)
+        if (c < 0) advance()
+        else {
+          if (c == 0) found = Some(head.copy())
+          done = true
+        }
+      }
+    }
+    found
+  }
+
+  private def open(file: DataFileMeta): Unit = {
+    close()
+    rows = reader.open(new Path(bucketDir, file.fileName), file.fileSize)
+    advance()
+  }
+
+  /** The next row of the open file; at its end, the file closes and the next one waits unopened. */
+  private def advance(): Unit = {
+    head = if (rows != null && rows.hasNext) rows.next() else null
+    if (head == null) close()
+  }
+
+  override def close(): Unit = {
+    if (rows != null) rows.close()
+    rows = null
+  }
+}
