@@ -42,7 +42,6 @@ def test_snapshot_retention_min_above_max_is_refused(spark, warehouse):
     ("bucket", "4"),
     ("deletion-vectors.enabled", "true"),
     ("file.format", "orc"),
-    ("changelog-producer", "full-compaction"),
     ("changelog.num-retained.max", "5"),
 ])
 def test_valid_paimon_options_not_supported_yet_say_so(spark, warehouse, option, value):

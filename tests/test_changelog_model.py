@@ -16,6 +16,8 @@ CASES = [
     ("lookup", "partial-update", ", 'partial-update.remove-record-on-delete' = 'true'", True),
     ("lookup", "aggregation", ", 'fields.v.aggregate-function' = 'sum'", False),
     ("lookup", "first-row", ", 'ignore-delete' = 'true'", False),
+    ("full-compaction", "deduplicate", "", True),
+    ("full-compaction", "aggregation", ", 'fields.v.aggregate-function' = 'sum'", False),
     ("input", "deduplicate", "", True),
     ("none", "deduplicate", "", True),
 ]
@@ -37,7 +39,7 @@ def changes(spark, name: str, start: int, end: int) -> list[tuple]:
 
 @pytest.mark.parametrize("producer,engine,extra,deletes", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_changes_between_settled_snapshots_rebuild_the_later_state(spark, producer, engine, extra, deletes):
-    name = f"model_{producer}_{engine.replace('-', '_')}"
+    name = f"model_{producer}_{engine}".replace("-", "_")
     spark.sql(f"CREATE TABLE paimon.default.{name} (id INT, v INT, w STRING, op STRING) TBLPROPERTIES "
               f"('primary-key' = 'id', 'bucket' = '2', 'changelog-producer' = '{producer}', "
               f"'merge-engine' = '{engine}', 'rowkind.field' = 'op'{extra})")
@@ -58,12 +60,13 @@ def test_changes_between_settled_snapshots_rebuild_the_later_state(spark, produc
         snaps = spark.sql(f"SELECT snapshot_id, commit_kind FROM paimon.default.`{name}$snapshots`").collect()
         latest = max(r[0] for r in snaps)
         kinds = {r[0]: r[1] for r in snaps}
-        # A lookup table's write is settled once its compaction has turned the new files into changelog.
-        if producer != "lookup" or kinds[latest] == "COMPACT":
+        # A lookup or full-compaction table's write is settled once its compaction has turned the new files into
+        # changelog.
+        if producer in ("none", "input") or kinds[latest] == "COMPACT":
             settled.append(latest)
     assert len(settled) >= 4, settled
     states = {sid: state_at(spark, name, sid) for sid in settled}
-    exact = producer == "lookup"
+    exact = producer in ("lookup", "full-compaction")
     steps = {(a, b): changes(spark, name, a, b) for a, b in zip(settled, settled[1:])}
 
     def replay(start: int, end: int) -> dict[int, tuple]:

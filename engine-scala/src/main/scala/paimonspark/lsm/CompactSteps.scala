@@ -22,10 +22,10 @@ object CompactStep {
  * merged together instead of each moving up alone; a rewrite that comes down to one file moves
  * it up instead. A file holding retractions (or not saying how many) is rewritten rather than
  * moved into the top level, where retractions are dropped. Files already at the output level
- * and not rewritten stay untouched. With `rewriteLevel0` (a changelog producer that reads every
- * new version), level-0 files are always rewritten.
+ * and not rewritten stay untouched. Files below `rewriteBelow` are always rewritten (a changelog
+ * producer reads every version it counts as new).
  */
-final case class CompactSteps(outputLevel: Int, maxLevel: Int, minFileSize: Long, rewriteLevel0: Boolean = false) {
+final case class CompactSteps(outputLevel: Int, maxLevel: Int, minFileSize: Long, rewriteBelow: Int = 0) {
   import CompactStep._
 
   def plan(sections: Seq[Seq[DataFileMeta]]): Seq[CompactStep] = {
@@ -34,7 +34,7 @@ final case class CompactSteps(outputLevel: Int, maxLevel: Int, minFileSize: Long
 
     def upgrade(file: DataFileMeta): Unit =
       if (outputLevel == maxLevel && !file.deleteRowCount.contains(0L)) steps += Rewrite(Seq(file))
-      else if (rewriteLevel0 && file.level == 0) steps += Rewrite(Seq(file))
+      else if (file.level < rewriteBelow) steps += Rewrite(Seq(file))
       else if (file.level != outputLevel) steps += Upgrade(file)
 
     def flush(): Unit = {

@@ -40,7 +40,8 @@ final class Compactor(
    */
   def compact(bucketDir: Path, unit: CompactUnit, dropRetractions: Boolean,
       changelog: Option[ChangelogSettings] = None): CompactOutcome = {
-    val steps = CompactSteps(unit.outputLevel, maxLevel, minFileSize, rewriteLevel0 = changelog.isDefined)
+    // A changelog needs every new version read: files below the settled level are always rewritten.
+    val steps = CompactSteps(unit.outputLevel, maxLevel, minFileSize, rewriteBelow = changelog.map(_.settledLevel).getOrElse(0))
       .plan(keyRanges.sections(unit.files))
     val written = ArrayBuffer.empty[DataFileMeta]
     val producer = changelog.map(new ChangelogOutput(bucketDir, unit.outputLevel, _))
@@ -71,7 +72,7 @@ final class Compactor(
     private val lookups = changelog.lookupRuns.map(run => new LevelLookup(run.files, keyRanges, reader, bucketDir,
       rowSchema, keyIndices.map(_ + 2)))
     val rule = new LookupChangelog(spec, rowSchema, (keyIndices ++ partitionIndices).map(_ + 2), lookups,
-      changelog.rowDeduplicate, changelog.ignoredColumns.map(c => fields.indexWhere(_.name == c) + 2), writer.write)
+      changelog.settledLevel, changelog.rowDeduplicate, changelog.ignoredColumns.map(c => fields.indexWhere(_.name == c) + 2), writer.write)
     def finish(): Seq[DataFileMeta] = writer.finish()
     def abort(): Unit = writer.abort()
     def close(): Unit = lookups.foreach(_.close())
@@ -113,8 +114,8 @@ final class Compactor(
 final case class CompactOutcome(removed: Seq[DataFileMeta], added: Seq[DataFileMeta], changelog: Seq[DataFileMeta] = Nil)
 
 /**
- * How a compaction writes the `lookup` producer's changelog: into files of `files` settings, looking
- * keys up in `lookupRuns`, the bucket's runs below the compaction.
+ * How a compaction writes a changelog ([[LookupChangelog]]): into files of `files` settings, with
+ * versions below `settledLevel` new, looking keys up in `lookupRuns`, the bucket's runs below it.
  */
-final case class ChangelogSettings(files: DataFileSettings, lookupRuns: Seq[SortedRun], rowDeduplicate: Boolean,
-    ignoredColumns: Set[String])
+final case class ChangelogSettings(files: DataFileSettings, settledLevel: Int, lookupRuns: Seq[SortedRun],
+    rowDeduplicate: Boolean, ignoredColumns: Set[String])

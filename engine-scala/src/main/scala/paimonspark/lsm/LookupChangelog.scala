@@ -4,16 +4,21 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.StructType
 
 /**
- * The `lookup` changelog producer's rule, applied to each key a compaction merges: when some of its
- * versions are new (level 0), the key's state before them (every older version: those of the
- * compaction's upper levels and those `lookups` find in the levels below it) is compared with its
- * state after them (all versions), and the difference is written as Paimon writes it: +I for a new
- * key, -U/+U with the real before image for a changed one, -D for a key that existed and is
- * deleted, nothing for the deletion of a key that never existed. First-row tables only ever gain
- * keys. With `rowDeduplicate`, a -U/+U pair of equal rows (but `ignoredColumns`) is left out.
+ * The changelog rule of the `lookup` and `full-compaction` producers, applied to each key a
+ * compaction merges: when some of its versions are new (at a level below `settledLevel`), the key's
+ * state before them (its settled versions, at `settledLevel` or deeper: those of the compaction and
+ * those `lookups` find in the levels below it) is compared with its state after them (all
+ * versions), and the difference is written as Paimon writes it: +I for a new key, -U/+U with the
+ * real before image for a changed one, -D for a key that existed and is deleted, nothing for the
+ * deletion of a key that never existed. First-row tables only ever gain keys. With
+ * `rowDeduplicate`, a -U/+U pair of equal rows (but `ignoredColumns`) is left out.
+ *
+ * `lookup` settles versions at level 1 (level-0 files are new); `full-compaction` at the top level
+ * (whatever the last full compaction left is the state before).
  */
 final class LookupChangelog(spec: MergeEngineSpec, rowSchema: StructType, fixedOrdinals: Seq[Int],
-    lookups: Seq[LevelLookup], rowDeduplicate: Boolean, ignoredColumns: Set[Int], write: InternalRow => Unit) {
+    lookups: Seq[LevelLookup], settledLevel: Int, rowDeduplicate: Boolean, ignoredColumns: Set[Int],
+    write: InternalRow => Unit) {
 
   private val before = spec.create(rowSchema, fixedOrdinals)
   private val after = spec.create(rowSchema, fixedOrdinals)
@@ -21,10 +26,10 @@ final class LookupChangelog(spec: MergeEngineSpec, rowSchema: StructType, fixedO
   private val compared = (2 until rowSchema.length).filterNot(ignoredColumns)
 
   /** One key's versions in the compaction, with the level each came from. */
-  def onKey(inputs: Seq[(Int, InternalRow)]): Unit = if (inputs.exists(_._1 == 0)) {
+  def onKey(inputs: Seq[(Int, InternalRow)]): Unit = if (inputs.exists(_._1 < settledLevel)) {
     val key = inputs.head._2
     val found = lookups.flatMap(_.find(key))
-    val old = merge(before, (found ++ inputs.collect { case (level, row) if level > 0 => row }).sorted(versions))
+    val old = merge(before, (found ++ inputs.collect { case (level, row) if level >= settledLevel => row }).sorted(versions))
     val now = merge(after, (found ++ inputs.map(_._2)).sorted(versions))
     val existed = old != null && !KeyValue.isRetract(old)
     val exists = now != null && !KeyValue.isRetract(now)

@@ -38,16 +38,25 @@ final case class StreamPiece(snapshot: Snapshot, split: DataSplit, full: Boolean
 final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
   private val snapshots = table.snapshotManager
   private val mode = ChangeScanMode.resolve(table, ChangeScanMode.Auto)
+  if (readOverwrite && Set(ChangelogProducer.Lookup, ChangelogProducer.FullCompaction)(table.options.changelogProducer)) {
+    throw new InvalidOptionException(StreamPlanner.ReadOverwriteKey, s"table ${table.name}: " +
+      s"'${StreamPlanner.ReadOverwriteKey}' cannot be used with changelog-producer ${table.options.changelogProducer}, " +
+      "whose changelog already holds what an overwrite changes; it would read those changes twice")
+  }
 
   /** The pieces of a position's snapshot, or None when it has not been committed yet. */
   def pieces(position: StreamPosition): Option[Seq[StreamPiece]] = snapshots.readIfExists(position.snapshotId) match {
     case None =>
       if (snapshots.latestId().exists(_ >= position.snapshotId)) throw expired(position.snapshotId) else None
     case Some(s) if position.full =>
-      // Level-0 files of a lookup table have not reached its changelog yet: the stream reads them from there.
-      val settled = (split: DataSplit) =>
-        if (table.options.changelogProducer != ChangelogProducer.Lookup) split
-        else split.copy(files = split.files.filter(_.level > 0))
+      // Files a compaction has not yet turned into changelog are read from there instead: level 0 of
+      // a lookup table, everything below the top level of a full-compaction one.
+      val top = table.options.numLevels - 1
+      val settled = (split: DataSplit) => table.options.changelogProducer match {
+        case ChangelogProducer.Lookup => split.copy(files = split.files.filter(_.level > 0))
+        case ChangelogProducer.FullCompaction => split.copy(files = split.files.filter(_.level == top))
+        case _ => split
+      }
       Some(ordered(table.newScan().plan(Some(s), None)).map(settled).filter(_.files.nonEmpty).map(StreamPiece(s, _, full = true)))
     case Some(s) =>
       val list = if (readOverwrite && s.commitKind == CommitKind.Overwrite && mode == ChangeScanMode.Delta) {

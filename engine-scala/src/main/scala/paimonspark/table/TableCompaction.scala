@@ -63,9 +63,16 @@ object TableCompaction {
       schema.partitionKeys.map(schema.fieldNames.indexOf(_)), MergeEngineSpec.of(table.location.toString, schema), reader,
       maxLevel = options.numLevels - 1, minFileSize = options.compactionFileSize(primaryKey = true))
     val dir = table.paths.bucketDir(table.partitionPath(task.partition), task.bucket)
-    val changelog = if (options.changelogProducer != ChangelogProducer.Lookup) None
-      else Some(ChangelogSettings(table.dataFileSettings.copy(filePrefix = options.changelogFilePrefix), task.lookupRuns,
-        options.changelogRowDeduplicate, options.changelogRowDeduplicateIgnoreFields.toSet))
+    val maxLevel = options.numLevels - 1
+    // Full-compaction changelogs come from compactions into the top level only.
+    val settledLevel = options.changelogProducer match {
+      case ChangelogProducer.Lookup => Some(1)
+      case ChangelogProducer.FullCompaction if task.unit.outputLevel == maxLevel => Some(maxLevel)
+      case _ => None
+    }
+    val changelog = settledLevel.map(level => ChangelogSettings(
+      table.dataFileSettings.copy(filePrefix = options.changelogFilePrefix), level, task.lookupRuns,
+      options.changelogRowDeduplicate, options.changelogRowDeduplicateIgnoreFields.toSet))
     val outcome = compactor.compact(dir, task.unit, task.dropRetractions, changelog)
     def entries(kind: Int, files: Seq[DataFileMeta]) =
       files.map(ManifestEntry(kind, task.partition, task.bucket, task.totalBuckets, _))

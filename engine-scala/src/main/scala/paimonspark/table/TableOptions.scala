@@ -33,6 +33,7 @@ final case class TableOptions(raw: Map[String, String]) {
   def writeBufferSize: Long = get(WriteBufferSize).map(MemorySize.parse(WriteBufferSize, _)).getOrElse(256L << 20)
   def changelogProducer: String = get(ChangelogProducerKey).map(_.trim.toLowerCase).getOrElse(ChangelogProducer.None)
   def changelogFilePrefix: String = get(ChangelogFilePrefix).getOrElse("changelog-")
+  def fullCompactionDeltaCommits: Int = get(FullCompactionDeltaCommits).map(_.trim.toInt).getOrElse(1)
   def changelogRowDeduplicate: Boolean = get(ChangelogRowDeduplicate).exists(_.trim.equalsIgnoreCase("true"))
   def changelogRowDeduplicateIgnoreFields: Seq[String] =
     get(ChangelogRowDeduplicateIgnoreFields).toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
@@ -103,6 +104,7 @@ object TableOptions {
   val ChangelogProducerKey = "changelog-producer"
   val ChangelogFilePrefix = "changelog-file.prefix"
   val ChangelogRowDeduplicate = "changelog-producer.row-deduplicate"
+  val FullCompactionDeltaCommits = "full-compaction.delta-commits"
   val ChangelogRowDeduplicateIgnoreFields = "changelog-producer.row-deduplicate-ignore-fields"
   val CompactionTrigger = "num-sorted-run.compaction-trigger"
   val DynamicTargetRowNum = "dynamic-bucket.target-row-num"
@@ -169,11 +171,9 @@ object TableOptions {
     "partial-update.remove-record-on-delete" -> boolean,
     ChangelogProducerKey -> { (k, v) =>
       oneOf(ChangelogProducer.All)(k, v)
-      if (v.trim.toLowerCase == ChangelogProducer.FullCompaction) {
-        throw new UnsupportedFeatureException(s"table option '$k'=$v is not supported yet: use none, input or lookup")
-      }
     },
     ChangelogRowDeduplicate -> boolean,
+    FullCompactionDeltaCommits -> int(1, Int.MaxValue),
     ChangelogRowDeduplicateIgnoreFields -> anything,
     // Commits always wait for the compaction that produces their changelog: accepted for compatibility.
     "lookup-wait" -> boolean,
@@ -262,7 +262,7 @@ object TableOptions {
   private val knownUnsupported: Set[String] = Set(
     PrimaryKey, "bucket-function.type", "deletion-vectors.enabled", "deletion-vectors.bitmap64",
     "changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained",
-    "full-compaction.delta-commits", "write-buffer-spillable", "metadata.stats-dense-store", "metadata.stats-keep-first-n-columns",
+    "write-buffer-spillable", "metadata.stats-dense-store", "metadata.stats-keep-first-n-columns",
     "data-file.thin-mode", "data-file.external-paths", "data-file.path-directory", 
     "changelog-file.format", "file.suffix.include.compression", "row-tracking.enabled", "data-evolution.enabled",
     "partition.expiration-time",

@@ -93,4 +93,28 @@ class ChangelogInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(ourChanges("javas_lookup", s"0,$latest") == JavaPaimon.sorted(Seq(Seq("+I", 1, "a"), Seq("+I", 2, "b"),
       Seq("-U", 1, "a"), Seq("+U", 1, "a2"), Seq("-D", 2, "b"), Seq("+I", 3, "c"))))
   }
+
+  test("full-compaction producer: Java reads the changelog of our full compactions, we read Java's") {
+    sql("CREATE TABLE paimon.default.ours_full (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', " +
+      "'bucket' = '2', 'changelog-producer' = 'full-compaction')")
+    sql("INSERT INTO paimon.default.ours_full VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    sql("INSERT INTO paimon.default.ours_full VALUES (1, 'a2'), (4, 'd')")
+    sql("INSERT INTO paimon.default.ours_full VALUES (1, 'a3'), (2, 'b2')")
+    val latest = sql("SELECT max(snapshot_id) FROM paimon.default.`ours_full$snapshots`").head.getLong(0)
+    assert(ourChanges("ours_full", s"0,$latest").count(_.head == "-U") == 3)
+    (0L until latest).foreach { start =>
+      assert(javaChanges("ours_full", s"$start,$latest") == ourChanges("ours_full", s"$start,$latest"), s"$start,$latest")
+    }
+    val schema = Schema.newBuilder().column("id", DataTypes.INT().notNull()).column("v", DataTypes.STRING())
+      .primaryKey("id").option("bucket", "1").option("changelog-producer", "full-compaction").build()
+    java.createTable("default.javas_full", schema)
+    java.insert("default.javas_full", Seq(1, "a"), Seq(2, "b"))
+    java.compact("default.javas_full")
+    java.write("default.javas_full", Seq(RowKind.INSERT -> Seq(1, "a2"), RowKind.DELETE -> Seq(2, "b")))
+    java.compact("default.javas_full")
+    val javaLatest = java.latestId("default.javas_full").get
+    assert(ourChanges("javas_full", s"0,$javaLatest") == javaChanges("javas_full", s"0,$javaLatest"))
+    assert(ourChanges("javas_full", s"0,$javaLatest") == JavaPaimon.sorted(Seq(Seq("+I", 1, "a"), Seq("+I", 2, "b"),
+      Seq("-U", 1, "a"), Seq("+U", 1, "a2"), Seq("-D", 2, "b"))))
+  }
 }

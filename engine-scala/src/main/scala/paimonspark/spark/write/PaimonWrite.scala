@@ -12,7 +12,7 @@ import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactor
 import paimonspark.CommitConflictException
 import paimonspark.format.{ManifestEntry, SnapshotJson}
 import paimonspark.spark.{BucketFunction, CompactJob, SparkTable}
-import paimonspark.table.{Bucketing, KeyLayout, OverwriteScope, PrimaryKeyWriter, WrittenFiles}
+import paimonspark.table.{Bucketing, ChangelogProducer, KeyLayout, OverwriteScope, PrimaryKeyWriter, WrittenFiles}
 
 /** What one task wrote: the ADD entries of its data and changelog files, and its index changes. */
 final case class FilesWritten(files: WrittenFiles) extends WriterCommitMessage
@@ -70,7 +70,7 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope], queryI
     val written = messages.toSeq.collect { case f: FilesWritten => f.files }
     val entries = written.flatMap(_.data)
     store.newCommit(commitUser).commit(entries, scope, written.flatMap(_.index), written.flatMap(_.changelog), identifier)
-    if (entries.nonEmpty && !store.options.writeOnly) compactWritten(entries)
+    if (entries.nonEmpty && !store.options.writeOnly) compactWritten(entries, identifier)
   }
 
   /**
@@ -102,14 +102,19 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope], queryI
    * Inline compaction, as Paimon writers do unless `write-only`: the buckets just written are
    * compacted by the universal picker (primary-key tables), or the small files of the partitions
    * just written once there are `compaction.min.file-num` of them (append tables), in a COMPACT
-   * snapshot after the write's own. The write is committed already, so losing to a concurrent
-   * compaction only skips this one.
+   * snapshot after the write's own. With the `full-compaction` changelog producer, the buckets are
+   * compacted fully after every batch write and every `full-compaction.delta-commits`-th streaming
+   * micro-batch, as Paimon's writers do at the end of input and at those checkpoints. The write is
+   * committed already, so losing to a concurrent compaction only skips this one.
    */
-  private def compactWritten(entries: Seq[ManifestEntry]): Unit = {
+  private def compactWritten(entries: Seq[ManifestEntry], identifier: Long): Unit = {
     try {
       if (store.isPrimaryKeyTable) {
         val buckets = entries.map(e => PrimaryKeyWriter.sequenceKey(e.partition, e.bucket)).toSet
-        CompactJob.run(store, None, full = false, Some(buckets))
+        val options = store.options
+        val full = options.changelogProducer == ChangelogProducer.FullCompaction &&
+          (identifier == SnapshotJson.BatchCommitIdentifier || identifier % options.fullCompactionDeltaCommits == 0)
+        CompactJob.run(store, None, full, Some(buckets))
       } else CompactJob.compactAppendTable(store, None, Some(entries.map(_.partitionKey).toSet))
     } catch {
       case e: CommitConflictException => PaimonWrite.log.warn(s"Inline compaction of ${table.name()} skipped: ${e.getMessage}")
