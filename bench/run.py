@@ -21,11 +21,12 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))  # the workload modules import harness as a sibling module
 
 import append_scan  # noqa: E402
+import changelog  # noqa: E402
 import harness  # noqa: E402
 import metadata_scaling  # noqa: E402
 import upsert_ingest  # noqa: E402
 
-WORKLOADS = {module.NAME: module for module in (append_scan, upsert_ingest, metadata_scaling)}
+WORKLOADS = {module.NAME: module for module in (append_scan, upsert_ingest, metadata_scaling, changelog)}
 DEFAULT_ROWS, QUICK_ROWS = 10_000_000, 1_000_000
 
 

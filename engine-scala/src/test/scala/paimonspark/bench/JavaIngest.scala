@@ -1,0 +1,107 @@
+package paimonspark.bench
+
+import java.lang.management.ManagementFactory
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.Files
+import java.security.MessageDigest
+import java.time.LocalDate
+
+import scala.collection.mutable.ArrayBuffer
+import scala.jdk.CollectionConverters._
+
+import org.apache.paimon.catalog.{CatalogContext, CatalogFactory, Identifier}
+import org.apache.paimon.data.{BinaryRow, BinaryString, Decimal, GenericRow, Timestamp}
+import org.apache.paimon.disk.IOManager
+import org.apache.paimon.options.Options
+import org.apache.paimon.schema.Schema
+import org.apache.paimon.table.FileStoreTable
+import org.apache.paimon.types.DataTypes
+import org.apache.spark.sql.catalyst.expressions.XXH64
+
+/**
+ * The upsert-ingest workload of `bench/changelog.py`, written by Apache Paimon's Java core (the
+ * reference implementation) instead of our engine: the same table shape, keys and value formulas
+ * (bench/upsert_ingest.py, recomputed here), the same batches, one batch commit each. Prints one
+ * JSON line with the CPU seconds of this JVM over the timed batches (rows are generated before each
+ * batch's timing starts). The preload is compacted fully before the timed batches; with
+ * `full-compaction` every batch ends with a full compaction of every bucket, as Paimon's writers do
+ * at the end of input.
+ *
+ * usage: JavaIngest WAREHOUSE PRODUCER ROWS BATCHES BUCKETS
+ */
+object JavaIngest {
+  private val Stride = 2654435761L
+
+  def main(args: Array[String]): Unit = {
+    val Array(warehouse, producer, rowsText, batchesText, bucketsText) = args
+    val (rows, batches, buckets) = (rowsText.toLong, batchesText.toInt, bucketsText.toInt)
+    val batch = rows / batches
+    val updates = batch / 2
+    val fresh = batch - updates
+    val preload = rows - batches * fresh
+    val options = new Options()
+    options.set("warehouse", warehouse)
+    val catalog = CatalogFactory.createCatalog(CatalogContext.create(options))
+    catalog.createDatabase("default", true)
+    val id = Identifier.create("default", s"java_$producer".replace('-', '_'))
+    val schema = Schema.newBuilder()
+      .column("id", DataTypes.BIGINT().notNull()).column("version", DataTypes.INT()).column("qty", DataTypes.INT())
+      .column("price", DataTypes.DOUBLE()).column("score", DataTypes.DOUBLE()).column("customer", DataTypes.STRING())
+      .column("note", DataTypes.STRING()).column("day", DataTypes.DATE()).column("ts", DataTypes.TIMESTAMP(6))
+      .column("amount", DataTypes.DECIMAL(12, 2)).primaryKey("id")
+      .option("bucket", buckets.toString).option("changelog-producer", producer).build()
+    catalog.createTable(id, schema, false)
+    val io = IOManager.create(Files.createTempDirectory("java-ingest").toString)
+    def table = catalog.getTable(id).asInstanceOf[FileStoreTable]
+
+    def commit(rowsOf: ArrayBuffer[GenericRow], compactAll: Boolean): Unit = {
+      val builder = table.newBatchWriteBuilder()
+      val write = builder.newWrite().withIOManager(io)
+      val commit = builder.newCommit()
+      try {
+        rowsOf.foreach(r => write.write(r))
+        if (compactAll) (0 until buckets).foreach(b => write.compact(BinaryRow.EMPTY_ROW, b, true))
+        commit.commit(write.prepareCommit())
+      } finally { write.close(); commit.close() }
+    }
+
+    // Compacted, so no producer turns the preload into changelog on its first batch.
+    commit(ArrayBuffer.tabulate(preload.toInt)(i => row(i.toLong, 0)), compactAll = true)
+    val bean = ManagementFactory.getOperatingSystemMXBean.asInstanceOf[com.sun.management.OperatingSystemMXBean]
+    var (cpu, wall) = (0L, 0L)
+    (0 until batches).foreach { b =>
+      val existing = preload + b * fresh
+      val offset = (b + 1).toLong * 7919L * 104729L % existing
+      val rowsOfBatch = ArrayBuffer.tabulate(batch.toInt) { i =>
+        val key = if (i < updates) (i * Stride + offset) % existing else existing + i - updates
+        row(key, b + 1)
+      }
+      System.gc()
+      val (c0, w0) = (bean.getProcessCpuTime, System.nanoTime())
+      commit(rowsOfBatch, compactAll = producer == "full-compaction")
+      cpu += bean.getProcessCpuTime - c0
+      wall += System.nanoTime() - w0
+    }
+    val count = table.newReadBuilder().newScan().plan().splits().asScala.map(_.rowCount()).sum
+    println(s"""{"producer": "$producer", "rows": ${batches * batch}, "cpu_s": ${cpu / 1e9}, "wall_s": ${wall / 1e9}, """ +
+      s""""physical_rows": $count}""")
+    io.close()
+    catalog.close()
+  }
+
+  /** The values of bench/upsert_ingest.py's `with_values`, from Spark's own xxhash64. */
+  private def row(id: Long, version: Int): GenericRow = {
+    val h = XXH64.hashInt(version, XXH64.hashLong(id, 42L))
+    def pmod(a: Long, n: Long) = ((a % n) + n) % n
+    val note = if (pmod(h, 10) == 0) null else {
+      val md5 = MessageDigest.getInstance("MD5").digest(h.toString.getBytes(UTF_8)).map("%02x".format(_)).mkString
+      BinaryString.fromString(md5.substring(0, 16))
+    }
+    GenericRow.of(Long.box(id), Int.box(version), Int.box(pmod(h, 1000).toInt), Double.box(pmod(h, 100003) * 1.25),
+      Double.box(pmod(XXH64.hashLong(h, 42L), 1000000) / 1e6),
+      BinaryString.fromString(s"customer-${pmod(id, 100000)}"), note,
+      Int.box(LocalDate.of(2024, 1, 1).plusDays(pmod(h, 365)).toEpochDay.toInt),
+      Timestamp.fromEpochMillis((1700000000L + pmod(h, 31536000)) * 1000L),
+      Decimal.fromUnscaledLong(pmod(h, 1000000), 12, 2))
+  }
+}
