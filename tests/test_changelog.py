@@ -206,3 +206,12 @@ def test_expiry_deletes_the_changelog_of_expired_snapshots_only(spark, warehouse
     orphans = spark.sql("CALL paimon.sys.remove_orphan_files(table => 'default.chg_expire', "
                         f"older_than => '{now}', dry_run => true)").collect()
     assert not [r for r in orphans if "changelog-" in str(r)]
+
+
+def test_binlog_pairs_updates_into_before_and_after_arrays(spark, input_table):
+    got = rows(spark.read.option("incremental-between", "1,2").table("paimon.default.`chg_input$binlog`"))
+    assert got == sorted([("+U", [1, 1], ["a", "a2"], ["-U", "+U"]), ("+I", [4], ["d"], ["+I"]),
+                          ("+I", [4], ["d2"], ["+I"]), ("-D", [3], ["c"], ["-D"])], key=str)
+    assert spark.table("paimon.default.`chg_input$binlog`").schema.simpleString() == \
+        "struct<rowkind:string,id:array<int>,v:array<string>,op:array<string>>"
+    assert len(rows(spark.table("paimon.default.`chg_input$binlog`"))) == 4

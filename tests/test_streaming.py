@@ -143,9 +143,12 @@ def test_consumer_id_keeps_unread_snapshots_from_expiry(spark, tmp_path, warehou
     # A stream whose checkpoint points at an expired snapshot fails, naming what is left.
     stale = Batches(spark, tmp_path / "stale")
     stale.run(spark.readStream.option("scan.mode", "latest"), "paimon.default.cons")
-    consumer.unlink()  # as consumer.expiration-time would: nothing keeps snapshot 6 now
+    # The job is gone: after consumer.expiration-time without progress, the next commit drops its consumer.
+    spark.sql("ALTER TABLE paimon.default.cons SET TBLPROPERTIES ('consumer.expiration-time' = '1 s')")
+    time.sleep(1.5)
     for i in range(6, 9):
         spark.sql(f"INSERT INTO paimon.default.cons VALUES ({i}, 'v{i}')")
+    assert not consumer.exists()
     with pytest.raises(Exception, match=r"snapshot 6, the next one this stream reads, has expired.*earliest retained "
                                         r"snapshot is 8"):
         stale.run(spark.readStream, "paimon.default.cons")

@@ -2,7 +2,8 @@ package paimonspark.table
 
 /**
  * What runs after every commit unless `write-only`, in Paimon's order: automatic tags, expiry of
- * tags past their retention, then snapshot expiry. The commit is published already, so a failure
+ * tags past their retention, consumers idle longer than `consumer.expiration-time`, then snapshot
+ * expiry. The commit is published already, so a failure
  * here is logged and left for the next commit or the procedures.
  */
 object CommitMaintenance {
@@ -12,6 +13,7 @@ object CommitMaintenance {
     try {
       TagAutoCreation.run(table)
       TagDeletion.expireByTime(table)
+      table.options.consumerExpiration.foreach(d => table.consumerManager.expireIdleSince(System.currentTimeMillis() - d.toMillis))
       new SnapshotExpiry(table).expire(table.options.expireConfig(System.currentTimeMillis()))
     } catch {
       case e: Exception => log.warn(s"Maintenance after a commit to ${table.name} failed; it runs again after the next one", e)

@@ -22,6 +22,11 @@ final class ConsumerManager(io: FileIO, paths: TablePaths) extends Serializable 
 
   def minNextSnapshot(): Option[Long] = list().map(_._2).minOption
 
+  /** Deletes the consumers whose progress was last recorded before `millis`: jobs that are gone. */
+  def expireIdleSince(millis: Long): Unit =
+    io.list(paths.consumerDir).filter(f => f.getPath.getName.startsWith(TablePaths.ConsumerPrefix) &&
+      f.getModificationTime < millis).foreach(f => io.delete(f.getPath, recursive = false))
+
   /** Records that consumer `id` reads on from snapshot `nextSnapshot`, replacing its file whole. */
   def record(id: String, nextSnapshot: Long): Unit = {
     io.mkdirs(paths.consumerDir)

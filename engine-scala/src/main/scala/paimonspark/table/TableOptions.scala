@@ -33,6 +33,8 @@ final case class TableOptions(raw: Map[String, String]) {
   def writeBufferSize: Long = get(WriteBufferSize).map(MemorySize.parse(WriteBufferSize, _)).getOrElse(256L << 20)
   def changelogProducer: String = get(ChangelogProducerKey).map(_.trim.toLowerCase).getOrElse(ChangelogProducer.None)
   def changelogFilePrefix: String = get(ChangelogFilePrefix).getOrElse("changelog-")
+  def consumerExpiration: Option[java.time.Duration] =
+    get(ConsumerExpirationTime).map(DurationText.parse(ConsumerExpirationTime, _))
   def fullCompactionDeltaCommits: Int = get(FullCompactionDeltaCommits).map(_.trim.toInt).getOrElse(1)
   def changelogRowDeduplicate: Boolean = get(ChangelogRowDeduplicate).exists(_.trim.equalsIgnoreCase("true"))
   def changelogRowDeduplicateIgnoreFields: Seq[String] =
@@ -105,6 +107,7 @@ object TableOptions {
   val ChangelogFilePrefix = "changelog-file.prefix"
   val ChangelogRowDeduplicate = "changelog-producer.row-deduplicate"
   val FullCompactionDeltaCommits = "full-compaction.delta-commits"
+  val ConsumerExpirationTime = "consumer.expiration-time"
   val ChangelogRowDeduplicateIgnoreFields = "changelog-producer.row-deduplicate-ignore-fields"
   val CompactionTrigger = "num-sorted-run.compaction-trigger"
   val DynamicTargetRowNum = "dynamic-bucket.target-row-num"
@@ -173,6 +176,7 @@ object TableOptions {
       oneOf(ChangelogProducer.All)(k, v)
     },
     ChangelogRowDeduplicate -> boolean,
+    ConsumerExpirationTime -> duration,
     FullCompactionDeltaCommits -> int(1, Int.MaxValue),
     ChangelogRowDeduplicateIgnoreFields -> anything,
     // Commits always wait for the compaction that produces their changelog: accepted for compatibility.
@@ -266,7 +270,7 @@ object TableOptions {
     "data-file.thin-mode", "data-file.external-paths", "data-file.path-directory", 
     "changelog-file.format", "file.suffix.include.compression", "row-tracking.enabled", "data-evolution.enabled",
     "partition.expiration-time",
-    "partition.timestamp-formatter", "partition.timestamp-pattern", "consumer-id", "consumer.expiration-time",
+    "partition.timestamp-formatter", "partition.timestamp-pattern", "consumer-id",
     "scan.mode", "scan.snapshot-id", "scan.tag-name", "scan.timestamp-millis", "scan.timestamp",
     "incremental-between", "incremental-between-timestamp", "streaming-read-overwrite", "lookup.cache-max-memory-size",
     "local-merge-buffer-size", "cross-partition-upsert.index-ttl", "commit.force-compact", "snapshot.watermark-idle-timeout",

@@ -21,6 +21,7 @@ object SystemTables {
     "buckets" -> (new PartitionsTable(_, _, perBucket = true)),
     "statistics" -> (new StatisticsTable(_, _)),
     "audit_log" -> (new AuditLogTable(_, _)),
+    "binlog" -> (new BinlogTable(_, _)),
     "ro" -> ((t, n) => new SparkTable(t, n, readOptimized = true)))
 
   def names: Seq[String] = all.keys.toSeq.sorted
