@@ -5,14 +5,13 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability}
-import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownFilters, SupportsPushDownRequiredColumns}
-import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.connector.read.{Scan, ScanBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.spark.SparkTable
-import paimonspark.spark.read.{ChangeColumns, ChangeScan, ChangeScanBuilder, FilterConverter, PrimaryKeyScan}
-import paimonspark.table.{CommitChanges, FileStoreTable, Predicate}
+import paimonspark.spark.read.{ChangeColumns, ChangeScan, ChangeScanBuilder, PrimaryKeyScan, PushDownScanBuilder}
+import paimonspark.table.{CommitChanges, FileStoreTable}
 
 /**
  * `t$audit_log`: the table's rows led by their kind (`rowkind`: +I, -U, +U, -D). Over a range of
@@ -32,27 +31,13 @@ final class AuditLogTable(table: FileStoreTable, displayName: String) extends Ta
   }
 
   /** The rows of one snapshot with their kinds; an append table's rows are all inserts. */
-  private final class SnapshotScanBuilder(at: FileStoreTable)
-      extends ScanBuilder with SupportsPushDownRequiredColumns with SupportsPushDownFilters {
-    private var required = schema()
-    private var pushed = Array.empty[Filter]
-    private val converter = new FilterConverter(at.schema)
-
-    override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
-    override def pushFilters(filters: Array[Filter]): Array[Filter] = {
-      pushed = filters.filter(f => converter.convert(f).isDefined)
-      filters
-    }
-    override def pushedFilters(): Array[Filter] = pushed
-
-    override def build(): Scan = {
-      val predicate = pushed.toSeq.flatMap(converter.convert).reduceOption(Predicate.And)
+  private final class SnapshotScanBuilder(at: FileStoreTable) extends PushDownScanBuilder(at.schema, schema()) {
+    override def build(): Scan =
       if (at.isPrimaryKeyTable) new PrimaryKeyScan(at, required, pushed.toSeq, predicate, rowKind = true)
       else {
-        val snapshot = at.currentSnapshot()
-        new ChangeScan(at, () => snapshot.toSeq.map(s => CommitChanges(s, at.newScan().plan(Some(s), predicate))),
+        val (snapshot, filter) = (at.currentSnapshot(), predicate)
+        new ChangeScan(at, () => snapshot.toSeq.map(s => CommitChanges(s, at.newScan().plan(Some(s), filter))),
           ChangeColumns.AuditLog, required, pushed.toSeq)
       }
-    }
   }
 }
