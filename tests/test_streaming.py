@@ -116,6 +116,12 @@ def test_admission_control_and_a_failed_batch_resume_exactly(spark, source, tmp_
                   source)
     again.run(spark.readStream.option("scan.snapshot-id", "2").option("read.stream.maxFilesPerTrigger", "1"), source)
     assert flat(again.got) == expected and len(again.got) == len(batches)
+    # Trigger.Once reads everything there is in one micro-batch, whatever the limits.
+    once = []
+    (spark.readStream.option("scan.snapshot-id", "2").option("read.stream.maxFilesPerTrigger", "1").table(source)
+     .writeStream.foreachBatch(lambda df, _: once.append(sorted(tuple(r) for r in df.collect())))
+     .option("checkpointLocation", str(tmp_path / "once")).trigger(once=True).start().awaitTermination())
+    assert len(once) == 1 and sorted(once[0], key=str) == expected
     rows_limited = Batches(spark, tmp_path / "rows").run(
         spark.readStream.option("scan.snapshot-id", "4").option("read.stream.maxRowsPerTrigger", "1"), source)
     assert flat(rows_limited) == sorted([(5, "e", "x"), (6, "f", "y"), (7, "g", "y")], key=str)
