@@ -91,7 +91,7 @@ class FileIO(conf: HadoopConf) extends Serializable {
    */
   def publish(target: Path, bytes: Array[Byte]): Boolean = {
     val fs = fileSystem(target)
-    val temp = new Path(target.getParent, s".${target.getName}.${UUID.randomUUID()}.tmp")
+    val temp = tempBeside(target)
     writeBytes(temp, bytes)
     try {
       fs match {
@@ -103,6 +103,19 @@ class FileIO(conf: HadoopConf) extends Serializable {
       fs.delete(temp, false)
     }
   }
+
+  /**
+   * Writes `target` whole, replacing any existing one: written aside and moved over it, so readers
+   * see the old content or the new one (see [[replace]] for stores without atomic renames).
+   */
+  def overwrite(target: Path, bytes: Array[Byte]): Unit = {
+    val temp = tempBeside(target)
+    writeBytes(temp, bytes)
+    replace(temp, target)
+  }
+
+  /** A hidden temporary name next to `target`, which listings of ids ignore. */
+  private def tempBeside(target: Path): Path = new Path(target.getParent, s".${target.getName}.${UUID.randomUUID()}.tmp")
 
   /**
    * Moves `source` over `target`, replacing it: atomically on local filesystems; elsewhere the old

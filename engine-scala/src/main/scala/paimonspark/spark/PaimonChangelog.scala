@@ -66,8 +66,7 @@ object PaimonChangelog {
     val latest = snapshots.latestId().getOrElse(0L)
     spark match {
       case v: ChangelogRange.VersionRange =>
-        def id(version: String): Long = table.tagManager.readIfExists(version).map(_.snapshot.id)
-          .orElse(version.trim.toLongOption).getOrElse(throw table.tagManager.notFound(version))
+        def id(version: String): Long = ChangeRange.snapshotId(table, version)
         val start = id(v.startingVersion()) - (if (v.startingBoundInclusive()) 1 else 0)
         val end = if (v.endingVersion().isPresent) id(v.endingVersion().get()) - (if (v.endingBoundInclusive()) 0 else 1)
           else latest

@@ -110,8 +110,7 @@ object SparkTable {
   /** A batch scan builder whose scans also stream `store` (at its branch's latest state) as the options say. */
   def streamable(store: FileStoreTable, options: CaseInsensitiveStringMap, added: ChangeColumns, batch: ScanBuilder)
       : ScanBuilder = {
-    val head = if (store.pinned.isEmpty) store else store.branch(store.paths.branch).latest
-    new StreamableScanBuilder(batch, () => new PaimonMicroBatchStream(head, options.asScala.toMap, added))
+    new StreamableScanBuilder(batch, () => new PaimonMicroBatchStream(store.latest, options.asScala.toMap, added))
   }
 
   /** A scan of the range of changes the read options name, if they name one. */

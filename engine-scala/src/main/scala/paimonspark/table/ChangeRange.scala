@@ -3,7 +3,7 @@ package paimonspark.table
 import java.time.{Instant, ZoneId}
 
 import paimonspark.{InvalidOptionException, VersionNotFoundException}
-import paimonspark.format.Snapshot
+import paimonspark.format.{CommitKind, Snapshot}
 
 /**
  * The commits of one branch after snapshot `startExclusive`, up to and including `endInclusive`,
@@ -46,10 +46,15 @@ object ChangeRange {
   /** `incremental-between` = 'start,end': snapshot ids, or tag names (their snapshots). */
   def between(table: FileStoreTable, text: String): ChangeRange = {
     val (a, b) = pair(BetweenKey, text)
-    def id(v: String): Long = table.tagManager.readIfExists(v).map(_.snapshot.id).orElse(v.toLongOption).getOrElse(
-      throw table.tagManager.notFound(v))
-    checked(table, id(a), id(b), s"'$text'")
+    checked(table, snapshotId(table, a), snapshotId(table, b), s"'$text'")
   }
+
+  /**
+   * The snapshot id a bound of a range names: a tag's snapshot, else the id itself, which need not
+   * be retained ([[checked]] says what is).
+   */
+  def snapshotId(table: FileStoreTable, version: String): Long = table.tagManager.readIfExists(version)
+    .map(_.snapshot.id).orElse(version.trim.toLongOption).getOrElse(throw table.tagManager.notFound(version))
 
   /**
    * `incremental-between-timestamp` = 't1,t2' (epoch milliseconds or local date-times): from the
@@ -136,9 +141,8 @@ object CommitChanges {
 
   /** The manifest list a snapshot's changes are read from in `mode`, if it has changes in that mode. */
   def list(s: Snapshot, mode: String): Option[String] = mode match {
-    case ChangeScanMode.Delta => Some(s.deltaManifestList).filter(_ => s.commitKind == paimonspark.format.CommitKind.Append)
-    case ChangeScanMode.Changelog =>
-      s.changelogManifestList.filter(_ => s.commitKind != paimonspark.format.CommitKind.Overwrite)
+    case ChangeScanMode.Delta => Some(s.deltaManifestList).filter(_ => s.commitKind == CommitKind.Append)
+    case ChangeScanMode.Changelog => s.changelogManifestList.filter(_ => s.commitKind != CommitKind.Overwrite)
     case other => throw new IllegalArgumentException(s"changes are read from delta or changelog files, not '$other'")
   }
 }

@@ -30,9 +30,7 @@ final class ConsumerManager(io: FileIO, paths: TablePaths) extends Serializable 
   /** Records that consumer `id` reads on from snapshot `nextSnapshot`, replacing its file whole. */
   def record(id: String, nextSnapshot: Long): Unit = {
     io.mkdirs(paths.consumerDir)
-    val target = new org.apache.hadoop.fs.Path(paths.consumerDir, TablePaths.ConsumerPrefix + id)
-    val temp = new org.apache.hadoop.fs.Path(paths.consumerDir, s".${target.getName}.${java.util.UUID.randomUUID()}.tmp")
-    io.writeUtf8(temp, s"""{"nextSnapshot":$nextSnapshot}""")
-    io.replace(temp, target)
+    io.overwrite(new org.apache.hadoop.fs.Path(paths.consumerDir, TablePaths.ConsumerPrefix + id),
+      s"""{"nextSnapshot":$nextSnapshot}""".getBytes(java.nio.charset.StandardCharsets.UTF_8))
   }
 }

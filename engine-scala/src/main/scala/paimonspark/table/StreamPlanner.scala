@@ -14,7 +14,10 @@ final case class StreamPosition(snapshotId: Long, full: Boolean, index: Int) ext
     Ordering[(Long, Int, Int)].compare((snapshotId, if (full) 0 else 1, index),
       (that.snapshotId, if (that.full) 0 else 1, that.index))
 
-  /** The snapshot a consumer resumes from: this one unless all of it was read. */
+  /**
+   * The snapshot a consumer resumes from: this one, even when all its pieces were read (the next
+   * position names the next snapshot only once a trigger has looked at it).
+   */
   def nextSnapshot: Long = snapshotId
 }
 
@@ -44,8 +47,22 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
       "whose changelog already holds what an overwrite changes; it would read those changes twice")
   }
 
+  // Admission control walks a snapshot piece by piece: its pieces are planned once. Snapshots never
+  // change, so the last one planned stays right while it is retained (once expired, planning it
+  // again says so).
+  private var last: Option[((Long, Boolean), Seq[StreamPiece])] = None
+
   /** The pieces of a position's snapshot, or None when it has not been committed yet. */
-  def pieces(position: StreamPosition): Option[Seq[StreamPiece]] = snapshots.readIfExists(position.snapshotId) match {
+  def pieces(position: StreamPosition): Option[Seq[StreamPiece]] = {
+    val key = (position.snapshotId, position.full)
+    last.filter(l => l._1 == key && snapshots.snapshotExists(position.snapshotId)).map(_._2).orElse {
+      val planned = plan(position)
+      planned.foreach(p => last = Some(key -> p))
+      planned
+    }
+  }
+
+  private def plan(position: StreamPosition): Option[Seq[StreamPiece]] = snapshots.readIfExists(position.snapshotId) match {
     case None =>
       if (snapshots.latestId().exists(_ >= position.snapshotId)) throw expired(position.snapshotId) else None
     case Some(s) if position.full =>

@@ -53,10 +53,7 @@ final class TagManager(io: FileIO, paths: TablePaths) extends Serializable {
   def replace(name: String, snapshot: Snapshot, timeRetained: Option[Duration]): Tag = {
     if (!exists(name)) throw notFound(name)
     val tag = Tag(snapshot, timeRetained.map(_ => LocalDateTime.now()), timeRetained)
-    // Written aside and renamed over the old file, so readers see the old tag or the new one.
-    val temp = new org.apache.hadoop.fs.Path(paths.tagDir, s".${TablePaths.TagPrefix}$name.${java.util.UUID.randomUUID()}.tmp")
-    io.writeBytes(temp, TagJson.write(tag).getBytes(UTF_8))
-    io.replace(temp, paths.tagFile(name))
+    io.overwrite(paths.tagFile(name), TagJson.write(tag).getBytes(UTF_8))
     tag
   }
 
