@@ -106,6 +106,47 @@ def test_tags_timestamps_and_scan_modes(spark, input_table, warehouse):
     assert delta == sorted([("+U", 1, "a2"), ("+I", 4, "d2"), ("-D", 3, "c")], key=str)
 
 
+def test_diff_of_two_tags_or_snapshots_compares_states(spark, input_table):
+    name = "paimon.default.chg_input"
+    spark.sql("CALL paimon.sys.create_tag(table => 'default.chg_input', tag => 'one', snapshot => 1)")
+    # Two tags are compared as states, as in Paimon: a key's changes in between net out to one change.
+    diff = [("-U", 1, "a"), ("+U", 1, "a2"), ("-U", 2, "b"), ("+U", 2, "b2"), ("-D", 3, "c"), ("+I", 4, "d2"),
+            ("+I", 5, None)]
+    assert audit(spark, "chg_input", **{"incremental-between": "one,four"}) == sorted(diff, key=str)
+    assert audit(spark, "chg_input", **{"incremental-between": "1,4", "incremental-between-scan-mode": "diff"}) == \
+        sorted(diff, key=str)
+    assert rows(spark.read.option("incremental-between", "one,four").table(name).select("id", "v")) == \
+        [(1, "a2"), (2, "b2"), (4, "d2"), (5, None)]
+    # ... unless the tags are to name the commits between their snapshots.
+    assert audit(spark, "chg_input", **{"incremental-between": "one,four",
+                                        "incremental-between-tag-to-snapshot": "true"}) == input_table.between(1, 4)
+    assert audit(spark, "chg_input", **{"incremental-between": "four,four"}) == []
+    with pytest.raises(InvalidOptionError, match="starts at snapshot 4, after its end 1"):
+        audit(spark, "chg_input", **{"incremental-between": "four,one"})
+    spark.sql("CALL paimon.sys.delete_tag(table => 'default.chg_input', tag => 'one')")
+
+
+def test_diff_of_an_append_table_cancels_rows_a_compaction_rewrote(spark):
+    name = "paimon.default.chg_append_diff"
+    spark.sql(f"CREATE TABLE {name} (id INT, v STRING) TBLPROPERTIES ('compaction.min.file-num' = '2', "
+              "'write-only' = 'true')")
+    for i in range(1, 4):
+        spark.sql(f"INSERT INTO {name} VALUES ({i}, 'a'), ({i * 10}, 'b')")
+    assert spark.sql("CALL paimon.sys.compact(table => 'default.chg_append_diff')").first()[0]
+    spark.sql(f"INSERT INTO {name} VALUES (1, 'a'), (7, 'c')")
+    def diff(start, end, table=name):
+        df = spark.read.option("incremental-between", f"{start},{end}").option("incremental-between-scan-mode", "diff")
+        return rows(df.table(table))
+    # The compaction rewrote snapshot 1's rows into a new file: they are in both states and cancel out; a row
+    # appended again is a change of its own.
+    assert diff(1, 5) == [(1, "a"), (2, "a"), (3, "a"), (7, "c"), (20, "b"), (30, "b")]
+    assert diff(4, 4) == [] and diff(3, 4) == []
+    spark.sql(f"INSERT OVERWRITE {name} VALUES (2, 'a'), (8, 'd')")
+    assert diff(5, 6, f"paimon.default.`chg_append_diff$audit_log`") == sorted(
+        [("-D", 1, "a"), ("-D", 1, "a"), ("-D", 3, "a"), ("-D", 7, "c"), ("-D", 10, "b"), ("-D", 20, "b"),
+         ("-D", 30, "b"), ("+I", 8, "d")])
+
+
 def test_spark_changes_api_maps_kinds_and_commits(spark, input_table, warehouse):
     name = "paimon.default.chg_input"
     def changes(df):
@@ -176,8 +217,9 @@ def test_bad_ranges_and_options_are_typed_errors(spark, input_table, warehouse):
         spark.read.option("incremental-between", "1,nope").table(name).collect()
     with pytest.raises(InvalidOptionError, match="incremental-between-scan-mode"):
         spark.read.option("incremental-between", "1,2").option("incremental-between-scan-mode", "all").table(name).collect()
-    with pytest.raises(UnsupportedFeatureError, match="diff"):
-        spark.read.option("incremental-between", "1,2").option("incremental-between-scan-mode", "diff").table(name).collect()
+    with pytest.raises(InvalidOptionError, match="incremental-between-tag-to-snapshot"):
+        spark.read.option("incremental-between", "1,2").option("incremental-between-tag-to-snapshot", "yes") \
+            .table(name).collect()
     with pytest.raises(InvalidOptionError, match="both name a point in history|read as of snapshot"):
         spark.read.option("incremental-between", "1,2").option("scan.snapshot-id", "1").table(name).collect()
     with pytest.raises(VersionNotFoundError, match="after snapshot 8"):

@@ -88,8 +88,30 @@ def test_changes_between_settled_snapshots_rebuild_the_later_state(spark, produc
     for i, start in enumerate(settled):
         for end in settled[i + 1:]:
             assert replay(start, end) == states[end], (name, start, end)
+    check_diffs(spark, name, latest)
     # A range read holds exactly the changes of the commits in it.
     middle = settled[len(settled) // 2]
     for start, end in [(settled[0], settled[-1]), (settled[0], middle), (middle, settled[-1])]:
         expected = [r for (a, b), rs in steps.items() if start <= a and b <= end for r in rs]
         assert sorted(changes(spark, name, start, end), key=str) == sorted(expected, key=str), (name, start, end)
+
+
+def check_diffs(spark, name: str, latest: int) -> None:
+    """Diff reads (`incremental-between-scan-mode` = diff) compare two states, settled or not: each -U/-D is the
+    earlier state's row, each +I a key it lacks, and applying them gives the later state."""
+    ids = list(range(latest + 1))
+    pairs = list(zip(ids, ids[1:]))[::2] + [(0, latest), (ids[len(ids) // 2], latest)]
+    for start, end in pairs:
+        before, after = state_at(spark, name, start), state_at(spark, name, end)
+        df = spark.read.option("incremental-between", f"{start},{end}").option("incremental-between-scan-mode", "diff")
+        got = [tuple(r) for r in df.table(f"paimon.default.`{name}$audit_log`").select("rowkind", "id", "v", "w").collect()]
+        state = dict(before)
+        for kind, k, v, w in sorted(got, key=lambda r: (r[1], r[0] in ("+I", "+U"))):
+            if kind in ("-U", "-D"):
+                assert state.pop(k, None) == (k, v, w), (name, start, end, kind, k)
+            else:
+                assert k not in state and (kind == "+U") == (k in before), (name, start, end, kind, k)
+                state[k] = (k, v, w)
+        assert state == after, (name, start, end)
+        plain = rows(df.table(f"paimon.default.{name}").select("id", "v", "w"))
+        assert plain == sorted(r for k, r in after.items() if before.get(k) != r), (name, start, end)

@@ -42,6 +42,12 @@ final class KeyRanges(keyTypes: Seq[DataType]) {
     out.result()
   }
 
+  /** Whether `file`'s key range meets the key range of any of `others`. */
+  def meetsAny(file: DataFileMeta, others: Seq[DataFileMeta]): Boolean = {
+    val (min, max) = (minKey(file), maxKey(file))
+    others.exists(o => ordering.lteq(min, maxKey(o)) && ordering.lteq(minKey(o), max))
+  }
+
   /** Two files of `files` (one level of one bucket) whose key ranges overlap, if any. */
   def firstOverlap(files: Seq[DataFileMeta]): Option[(DataFileMeta, DataFileMeta)] =
     byMinKey(files).sliding(2).collectFirst {

@@ -15,11 +15,11 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
-import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder, PaimonMicroBatchStream, PaimonScanBuilder,
+import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder, DiffScanBuilder, PaimonMicroBatchStream, PaimonScanBuilder,
   StreamableScanBuilder}
 import paimonspark.spark.system.SystemTables
 import paimonspark.spark.write.PaimonWriteBuilder
-import paimonspark.table.{ChangeRange, ChangeScanMode, CommitChanges, FileStoreTable, KeyLayout, TimeTravel}
+import paimonspark.table.{ChangeRange, ChangeRead, ChangeScanMode, CommitChanges, FileStoreTable, KeyLayout, TimeTravel}
 
 /**
  * A Paimon table as Spark sees it. A table opened by path (`spark.read.format("paimon")`) does not
@@ -115,15 +115,16 @@ object SparkTable {
 
   /** A scan of the range of changes the read options name, if they name one. */
   def changeScan(table: FileStoreTable, options: CaseInsensitiveStringMap, added: ChangeColumns): Option[ScanBuilder] =
-    ChangeRange.fromOptions(table, k => Option(options.get(k)), zone).map { case (range, mode) =>
+    ChangeRange.fromOptions(table, k => Option(options.get(k)), zone).map { read =>
       table.pinned.foreach { s =>
         throw new InvalidOptionException(ChangeRange.BetweenKey, s"table ${table.name}: a range of changes cannot be " +
           s"read from a table read as of snapshot ${s.id}; give either")
       }
-      ChangeScanMode.resolve(table, mode) match {
-        case ChangeScanMode.Diff => throw new UnsupportedFeatureException(s"table ${table.name}: " +
-          s"'${ChangeRange.ScanModeKey}'=diff is not supported yet; use delta or changelog")
-        case files => new ChangeScanBuilder(table, filter => CommitChanges.plan(table, range, files, filter), added)
+      read match {
+        case ChangeRead.Diff(start, end) => new DiffScanBuilder(table, start, end, added)
+        case ChangeRead.Commits(range, mode) =>
+          val files = ChangeScanMode.resolve(table, mode)
+          new ChangeScanBuilder(table, filter => CommitChanges.plan(table, range, files, filter), added)
       }
     }
 

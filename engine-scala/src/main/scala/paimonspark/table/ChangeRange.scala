@@ -19,8 +19,11 @@ object ChangeRange {
   val ScanModeKey = "incremental-between-scan-mode"
   val Keys: Seq[String] = Seq(BetweenKey, BetweenTimestampKey)
 
-  /** The range and the scan mode the read options name, if they name a range. */
-  def fromOptions(table: FileStoreTable, options: String => Option[String], zone: ZoneId): Option[(ChangeRange, String)] = {
+  /** `incremental-between` with two tags reads the commits between their snapshots instead of their diff. */
+  val TagToSnapshotKey = "incremental-between-tag-to-snapshot"
+
+  /** What the read options ask for, if they name a range of changes. */
+  def fromOptions(table: FileStoreTable, options: String => Option[String], zone: ZoneId): Option[ChangeRead] = {
     val named = Keys.flatMap(k => options(k).map(k -> _))
     if (named.size > 1) {
       throw new InvalidOptionException(named(1)._1, s"read options ${named.map(_._1).mkString(" and ")} both name a " +
@@ -31,22 +34,49 @@ object ChangeRange {
       throw new InvalidOptionException(ScanModeKey, s"read option '$ScanModeKey' must be one of " +
         s"${ChangeScanMode.All.toSeq.sorted.mkString(", ")}, not '$mode'")
     }
+    val tagToSnapshot = options(TagToSnapshotKey).map(_.trim.toLowerCase) match {
+      case None | Some("false") => false
+      case Some("true") => true
+      case Some(other) => throw new InvalidOptionException(TagToSnapshotKey, s"read option '$TagToSnapshotKey' must be " +
+        s"true or false, not '$other'")
+    }
     named.headOption.map {
-      case (BetweenKey, v) => (between(table, v), mode)
-      case (_, v) => (betweenTimestamps(table, v, zone), mode)
+      case (BetweenKey, v) =>
+        val (a, b) = pair(BetweenKey, v)
+        val tags = for (s <- table.tagManager.readIfExists(a); e <- table.tagManager.readIfExists(b)) yield (s, e)
+        tags match {
+          // As in Paimon: two tags are compared as states, whatever the scan mode, unless told otherwise.
+          case Some((s, e)) if !tagToSnapshot =>
+            if (s.snapshot.id > e.snapshot.id) throw backwards(table, s"'$v'", s.snapshot.id, e.snapshot.id)
+            ChangeRead.Diff(Some(s.snapshot), Some(e.snapshot))
+          case _ =>
+            val range = checked(table, snapshotId(table, a), snapshotId(table, b), s"'$v'")
+            if (mode == ChangeScanMode.Diff) diff(table, range) else ChangeRead.Commits(range, mode)
+        }
+      case (_, v) =>
+        val range = betweenTimestamps(table, v, zone)
+        if (mode == ChangeScanMode.Diff) diff(table, range) else ChangeRead.Commits(range, mode)
     }
   }
+
+  /** The states at a range's two ends; before the first snapshot the table is empty. */
+  private def diff(table: FileStoreTable, range: ChangeRange): ChangeRead.Diff = {
+    val snapshots = table.snapshotManager
+    def state(id: Long) = if (id <= 0) None else Some(snapshots.readIfExists(id).getOrElse(throw new VersionNotFoundException(
+      s"table ${table.name}: snapshot $id, the start of the diff, has expired; the earliest retained snapshot is " +
+        s"${snapshots.earliestId().getOrElse("none")}")))
+    if (range.startExclusive == range.endInclusive) ChangeRead.Diff(None, None)
+    else ChangeRead.Diff(state(range.startExclusive), state(range.endInclusive))
+  }
+
+  private def backwards(table: FileStoreTable, what: String, start: Long, end: Long) =
+    new InvalidOptionException(BetweenKey, s"table ${table.name}: the range of changes $what starts at snapshot " +
+      s"$start, after its end $end")
 
   private def pair(key: String, text: String): (String, String) = text.split(",", -1).map(_.trim) match {
     case Array(a, b) if a.nonEmpty && b.nonEmpty => (a, b)
     case _ => throw new InvalidOptionException(key, s"read option '$key' must be two values separated by a comma " +
       s"(start exclusive, end inclusive), not '$text'")
-  }
-
-  /** `incremental-between` = 'start,end': snapshot ids, or tag names (their snapshots). */
-  def between(table: FileStoreTable, text: String): ChangeRange = {
-    val (a, b) = pair(BetweenKey, text)
-    checked(table, snapshotId(table, a), snapshotId(table, b), s"'$text'")
   }
 
   /**
@@ -82,10 +112,7 @@ object ChangeRange {
 
   /** A range between two snapshot ids, which must be in order and within the retained history. */
   def checked(table: FileStoreTable, start: Long, end: Long, what: String): ChangeRange = {
-    if (start > end) {
-      throw new InvalidOptionException(BetweenKey, s"table ${table.name}: the range of changes $what starts at " +
-        s"snapshot $start, after its end $end")
-    }
+    if (start > end) throw backwards(table, what, start, end)
     val snapshots = table.snapshotManager
     val (earliest, latest) = (snapshots.earliestId(), snapshots.latestId())
     val available = (earliest, latest) match {
@@ -100,6 +127,16 @@ object ChangeRange {
     }
     ChangeRange(start, end)
   }
+}
+
+/** What a read of changes reads: the changes of a range's commits, or the diff of two states. */
+sealed trait ChangeRead
+
+object ChangeRead {
+  /** The changes of each commit of `range`, from the files `mode` names. */
+  final case class Commits(range: ChangeRange, mode: String) extends ChangeRead
+  /** The rows that differ between two states (None: empty). */
+  final case class Diff(start: Option[Snapshot], end: Option[Snapshot]) extends ChangeRead
 }
 
 /** `incremental-between-scan-mode`: which files hold a range's changes. */

@@ -4,7 +4,8 @@ import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types.StructType
 
 import paimonspark.spark.SparkSchemas
-import paimonspark.table.{CommitChanges, FileStoreTable, Predicate}
+import paimonspark.format.Snapshot
+import paimonspark.table.{CommitChanges, FileStoreTable, Predicate, SnapshotDiff}
 
 /** Builds a [[ChangeScan]] over the commits `plan` picks for the pushed filters. */
 final class ChangeScanBuilder(table: FileStoreTable, plan: Option[Predicate] => Seq[CommitChanges], added: ChangeColumns)
@@ -13,6 +14,16 @@ final class ChangeScanBuilder(table: FileStoreTable, plan: Option[Predicate] => 
   override def build(): Scan = {
     val filter = predicate
     new ChangeScan(table, () => plan(filter), added, required, pushed.toSeq)
+  }
+}
+
+/** Builds a [[DiffScan]] of two states, its buckets planned for the pushed filters. */
+final class DiffScanBuilder(table: FileStoreTable, start: Option[Snapshot], end: Option[Snapshot], added: ChangeColumns)
+    extends PushDownScanBuilder(table.schema, ChangeScanBuilder.schema(table, added)) {
+
+  override def build(): Scan = {
+    val filter = predicate
+    new DiffScan(table, () => SnapshotDiff.plan(table, start, end, filter), added == ChangeColumns.AuditLog, required)
   }
 }
 

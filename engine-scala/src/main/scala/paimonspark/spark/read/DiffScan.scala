@@ -1,0 +1,151 @@
+package paimonspark.spark.read
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, GenericInternalRow, JoinedRow, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
+import org.apache.spark.sql.connector.read._
+import org.apache.spark.sql.types.StructType
+
+import paimonspark.format.{DataFileReader, SparkTypes}
+import paimonspark.lsm.{IntegralKey, KeyValue, MergeEngineSpec, SortedRunMerge}
+import paimonspark.table.{BucketDiff, FileStoreTable, KeyLayout}
+
+/** One bucket's files on each side of a diff. */
+final case class DiffSplit(before: Array[(String, Long)], after: Array[(String, Long)]) extends InputPartition
+
+/**
+ * A batch read of the rows that differ between two states of a table, planned by
+ * [[paimonspark.table.SnapshotDiff]]. With `rowKind` (`$audit_log`), each row is led by its kind:
+ * +I for a key (or, in an append table, a row) only the later state has, -U and +U for a key whose
+ * row changed, -D for one only the earlier state has. Without it, the later state's rows of new
+ * and changed keys, as Paimon's diff reads give them.
+ */
+final class DiffScan(table: FileStoreTable, planDiff: () => Seq[BucketDiff], rowKind: Boolean, required: StructType)
+    extends Scan with Batch {
+
+  override def readSchema(): StructType = required
+  override def toBatch: Batch = this
+  override def description(): String = s"PaimonDiffScan ${table.location} [${required.fieldNames.mkString(", ")}]"
+
+  override def planInputPartitions(): Array[InputPartition] = planDiff().map { d =>
+    def paths(files: Seq[paimonspark.format.DataFileMeta]) =
+      files.map(f => (table.dataFilePath(d.partitionBytes, d.bucket, f).toString, f.fileSize)).toArray
+    DiffSplit(paths(d.before), paths(d.after)): InputPartition
+  }.toArray
+
+  override def createReaderFactory(): PartitionReaderFactory = {
+    // Files carry every column, partition columns too: each side is read whole and compared whole.
+    val columns = SparkTypes.physical(SparkTypes.toSparkStruct(table.schema.fields, withFieldIds = false))
+    val system = if (table.isPrimaryKeyTable) KeyValue.SystemFields.size else 0
+    val rowSchema = StructType(KeyValue.SystemFields.take(system) ++ columns.fields)
+    val keyOrdinals = if (!table.isPrimaryKeyTable) Nil
+      else KeyLayout.of(table.location.toString, table.schema).trimmedKeys.map(k => system + columns.fieldIndex(k))
+    val engine = if (table.isPrimaryKeyTable) Some(MergeEngineSpec.of(table.location.toString, table.schema)) else None
+    new DiffReaderFactory(ParquetFileReader.forCompaction(table), rowSchema, system, keyOrdinals, engine, required, rowKind)
+  }
+}
+
+/** Reads [[DiffSplit]]s: merged sides joined by key, or, for append tables, rows counted off. */
+final class DiffReaderFactory(files: ParquetFileReader, rowSchema: StructType, system: Int, keyOrdinals: Seq[Int],
+    engine: Option[MergeEngineSpec], output: StructType, rowKind: Boolean) extends PartitionReaderFactory {
+
+  override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
+    val split = partition.asInstanceOf[DiffSplit]
+    val open = (side: Array[(String, Long)]) => side.map { case (path, size) => files.open(new Path(path), size) }.toSeq
+    val (before, after) = (open(split.before), open(split.after))
+    val changes = engine match {
+      case Some(spec) => new KeyDiff(merged(spec, before), merged(spec, after), rowKind)
+      case None => new RowDiff(before, after, rowKind, UnsafeProjection.create(rowSchema))
+    }
+    val width = rowSchema.length
+    val ordinals = output.fieldNames.toSeq.map(n => if (n == ChangeColumns.RowKind) width else rowSchema.fieldIndex(n))
+    val projected = ProjectingInternalRow(output, ordinals)
+    val (joined, kind) = (new JoinedRow(), new GenericInternalRow(1))
+    new PartitionReader[InternalRow] {
+      override def next(): Boolean = changes.next() && {
+        kind.update(0, ChangeColumns.rowKindText(changes.kind))
+        projected.project(joined(changes.row, kind))
+        true
+      }
+      override def get(): InternalRow = projected
+      override def close(): Unit = (before ++ after).foreach(_.close())
+    }
+  }
+
+  private lazy val keyOrdering = GenerateOrdering.generate(keyOrdinals.map(i =>
+    SortOrder(BoundReference(i, rowSchema(i).dataType, nullable = false), Ascending)))
+
+  private def merged(spec: MergeEngineSpec, runs: Seq[DataFileReader.Rows]): SortedRunMerge =
+    new SortedRunMerge(runs, keyOrdering, spec.create(rowSchema, keyOrdinals), spec.versionOrdering(rowSchema),
+      dropRetractions = false, integralKey = IntegralKey.of(rowSchema, keyOrdinals))
+
+  /**
+   * Two merged states of a primary-key bucket walked together by key. A side's row stays valid
+   * until that side is advanced, which happens only on the call after its row was handed out.
+   */
+  private final class KeyDiff(before: SortedRunMerge, after: SortedRunMerge, retractions: Boolean) extends Changes {
+    private val values = StructType(rowSchema.drop(system))
+    private val (beforeValues, afterValues) = Seq.fill(2)(UnsafeProjection.create(values.fields.indices.map(i =>
+      BoundReference(system + i, values(i).dataType, nullable = true)))) match { case Seq(b, a) => (b, a) }
+    private var (b, a) = (null: InternalRow, null: InternalRow)
+    private var (advanceBefore, advanceAfter, pendingAfter) = (true, true, false)
+
+    /** The next live row of a merged side; a merged retraction means the key is absent. */
+    private def live(side: SortedRunMerge): InternalRow = {
+      while (side.hasNext) { val r = side.next(); if (!KeyValue.isRetract(r)) return r }
+      null
+    }
+
+    override def next(): Boolean = {
+      if (advanceBefore) { b = live(before); advanceBefore = false }
+      if (pendingAfter) { pendingAfter = false; advanceAfter = true; return emit(KeyValue.UpdateAfter, a) }
+      while (true) {
+        if (advanceAfter) { a = live(after); advanceAfter = false }
+        if (b == null && a == null) return false
+        val c = if (b == null) 1 else if (a == null) -1 else keyOrdering.compare(b, a)
+        if (c < 0) { advanceBefore = true; if (retractions) return emit(KeyValue.Delete, b) else { b = live(before); advanceBefore = false } }
+        else if (c > 0) { advanceAfter = true; return emit(KeyValue.Insert, a) }
+        else if (beforeValues(b) == afterValues(a)) { b = live(before); advanceAfter = true }
+        else if (retractions) { advanceBefore = true; pendingAfter = true; return emit(KeyValue.UpdateBefore, b) }
+        else { b = live(before); advanceAfter = true; return emit(KeyValue.UpdateAfter, a) }
+      }
+      false
+    }
+  }
+
+  /**
+   * The rows of an append bucket's files only one side has, as multisets: a row on both sides
+   * (a compaction rewrote it) cancels out. The earlier side's rows are held in memory, counted;
+   * a bucket without such files (only appends) streams.
+   */
+  private final class RowDiff(before: Seq[DataFileReader.Rows], after: Seq[DataFileReader.Rows], retractions: Boolean,
+      toUnsafe: UnsafeProjection) extends Changes {
+    private val counts = scala.collection.mutable.HashMap.empty[InternalRow, Int]
+    before.foreach(_.foreach(r => { val u = toUnsafe(r).copy(); counts.update(u, counts.getOrElse(u, 0) + 1) }))
+    private val added = after.iterator.flatten
+    private lazy val removed = counts.iterator.flatMap { case (r, n) => Iterator.fill(n)(r) }
+
+    override def next(): Boolean = {
+      while (added.hasNext) {
+        val r = added.next()
+        if (counts.isEmpty) return emit(KeyValue.Insert, r)
+        val u = toUnsafe(r)
+        counts.get(u) match {
+          case Some(n) => if (n == 1) counts.remove(u) else counts.update(u, n - 1)
+          case None => return emit(KeyValue.Insert, r)
+        }
+      }
+      retractions && removed.hasNext && emit(KeyValue.Delete, removed.next())
+    }
+  }
+}
+
+/** The changes of one bucket, one at a time: the current row and its kind. */
+private abstract class Changes {
+  var row: InternalRow = _
+  var kind: Byte = KeyValue.Insert
+  def next(): Boolean
+
+  protected def emit(k: Byte, r: InternalRow): Boolean = { kind = k; row = r; true }
+}
