@@ -128,6 +128,32 @@ def test_admission_control_and_a_failed_batch_resume_exactly(spark, source, tmp_
     assert len(rows_limited) >= 2
 
 
+def test_streaming_read_overwrite_reads_what_an_overwrite_changed(spark, tmp_path):
+    spark.sql("CREATE TABLE paimon.default.ow_pk (id INT, v STRING, p STRING) PARTITIONED BY (p) TBLPROPERTIES "
+              "('primary-key' = 'p,id', 'bucket' = '1')")
+    spark.sql("INSERT INTO paimon.default.ow_pk VALUES (1, 'a', 'x'), (2, 'b', 'x'), (3, 'c', 'y')")
+    spark.sql("INSERT OVERWRITE paimon.default.ow_pk PARTITION (p = 'x') VALUES (2, 'b2'), (4, 'd')")
+    spark.sql("CREATE TABLE paimon.default.ow_append (id INT, v STRING)")
+    spark.sql("INSERT INTO paimon.default.ow_append VALUES (1, 'a')")
+    spark.sql("INSERT OVERWRITE paimon.default.ow_append VALUES (9, 'z')")
+    def stream(name: str, cp: str, **options: str):
+        reader = spark.readStream.option("scan.snapshot-id", "2")
+        for k, v in options.items():
+            reader = reader.option(k, v)
+        return flat(Batches(spark, tmp_path / cp).run(reader, name))
+    # Without the option an overwrite is no change for a stream, as in Paimon.
+    assert stream("paimon.default.`ow_pk$audit_log`", "pk-skip") == []
+    # With it, a primary-key table's overwrite is compared by key with what it replaced: the untouched
+    # partition and an unchanged key are no change.
+    assert stream("paimon.default.`ow_pk$audit_log`", "pk", **{"streaming-read-overwrite": "true"}) == sorted(
+        [("-D", 1, "a", "x"), ("-U", 2, "b", "x"), ("+U", 2, "b2", "x"), ("+I", 4, "d", "x")], key=str)
+    assert stream("paimon.default.ow_pk", "pk-rows", **{"streaming-read-overwrite": "true"}) == \
+        [(2, "b2", "x"), (4, "d", "x")]
+    # An append table's overwrite streams its new rows.
+    assert stream("paimon.default.ow_append", "append") == []
+    assert stream("paimon.default.ow_append", "append-ow", **{"streaming-read-overwrite": "true"}) == [(9, "z")]
+
+
 def test_consumer_id_keeps_unread_snapshots_from_expiry(spark, tmp_path, warehouse):
     # An append table that never compacts its few files: every insert is one snapshot.
     spark.sql("CREATE TABLE paimon.default.cons (id INT, v STRING) TBLPROPERTIES ('snapshot.num-retained.min' = '1', "

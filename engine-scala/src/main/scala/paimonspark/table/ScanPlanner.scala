@@ -36,10 +36,14 @@ final class ScanPlanner(table: FileStoreTable) {
    * The files one commit added, as its delta or changelog manifest list names them: what readers of
    * changes read. Files the commit removed are not changes of its own.
    */
-  def planAdded(manifestList: String, filter: Option[Predicate]): Seq[DataSplit] = {
+  def planAdded(manifestList: String, filter: Option[Predicate]): Seq[DataSplit] =
+    planDelta(manifestList, FileKind.Add, filter)
+
+  /** The files one commit added or removed (`kind`), as its delta manifest list names them. */
+  def planDelta(manifestList: String, kind: Int, filter: Option[Predicate]): Seq[DataSplit] = {
     val store = table.newManifestStore()
     splitsOf(store.readList(manifestList), filter, (manifests, keep) =>
-      manifests.flatMap(m => store.readManifest(m.fileName)).filter(e => e.kind == FileKind.Add && keep(e)))
+      manifests.flatMap(m => store.readManifest(m.fileName)).filter(e => e.kind == kind && keep(e)))
   }
 
   private def splitsOf(all: Seq[ManifestFileMeta], filter: Option[Predicate],

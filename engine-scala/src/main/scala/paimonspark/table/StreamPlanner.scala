@@ -1,9 +1,10 @@
 package paimonspark.table
 
+import java.nio.ByteBuffer
 import java.time.Instant
 
 import paimonspark.{InvalidOptionException, VersionNotFoundException}
-import paimonspark.format.{CommitKind, Snapshot}
+import paimonspark.format.{CommitKind, DataFileMeta, FileKind, Snapshot}
 
 /**
  * Where a stream of a table stands: the next piece to read is piece `index` of snapshot
@@ -22,13 +23,17 @@ final case class StreamPosition(snapshotId: Long, full: Boolean, index: Int) ext
 }
 
 /**
- * A piece a stream reads whole: one bucket's files of a full read, or one file of a commit's
- * changes. Admission control counts these; a trigger takes at least one, so a stream always moves.
+ * A piece a stream reads whole: one bucket's files of a full read, one file of a commit's changes,
+ * or one bucket of an overwrite of a primary-key table, whose changes are the difference between the
+ * files it `removed` and those it added. Admission control counts these; a trigger takes at least
+ * one, so a stream always moves.
  */
-final case class StreamPiece(snapshot: Snapshot, split: DataSplit, full: Boolean) {
-  def rows: Long = split.files.map(_.rowCount).sum
-  def bytes: Long = split.files.map(_.fileSize).sum
-  def files: Int = split.files.size
+final case class StreamPiece(snapshot: Snapshot, split: DataSplit, full: Boolean,
+    removed: Option[Seq[DataFileMeta]] = None) {
+  private def all = split.files ++ removed.getOrElse(Nil)
+  def rows: Long = all.map(_.rowCount).sum
+  def bytes: Long = all.map(_.fileSize).sum
+  def files: Int = all.size
 }
 
 /**
@@ -75,10 +80,19 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
         case _ => split
       }
       Some(ordered(table.newScan().plan(Some(s), None)).map(settled).filter(_.files.nonEmpty).map(StreamPiece(s, _, full = true)))
+    case Some(s) if readOverwrite && s.commitKind == CommitKind.Overwrite && table.isPrimaryKeyTable =>
+      // As in Paimon, an overwrite's changes are what it removed against what it added, per bucket;
+      // compared by key, so a key the overwrite kept unchanged is no change.
+      val scan = table.newScan()
+      def byBucket(kind: Int) = scan.planDelta(s.deltaManifestList, kind, None)
+        .map(split => (ByteBuffer.wrap(split.partitionBytes), split.bucket) -> split).toMap
+      val (added, removed) = (byBucket(FileKind.Add), byBucket(FileKind.Delete))
+      Some(ordered((added.keySet ++ removed.keySet).toSeq.map(k => added.getOrElse(k, removed(k).copy(files = Nil))))
+        .map(split => StreamPiece(s, split, full = false, removed = Some(removed.get(
+          (ByteBuffer.wrap(split.partitionBytes), split.bucket)).toSeq.flatMap(_.files)))))
     case Some(s) =>
-      val list = if (readOverwrite && s.commitKind == CommitKind.Overwrite && mode == ChangeScanMode.Delta) {
-        Some(s.deltaManifestList)
-      } else CommitChanges.list(s, mode)
+      val list = if (readOverwrite && s.commitKind == CommitKind.Overwrite) Some(s.deltaManifestList)
+        else CommitChanges.list(s, mode)
       Some(list.toSeq.flatMap(l => ordered(table.newScan().planAdded(l, None)))
         .flatMap(split => split.files.map(f => StreamPiece(s, split.copy(files = Seq(f)), full = false))))
   }

@@ -23,7 +23,7 @@ final class DiffScanBuilder(table: FileStoreTable, start: Option[Snapshot], end:
 
   override def build(): Scan = {
     val filter = predicate
-    new DiffScan(table, () => SnapshotDiff.plan(table, start, end, filter), added == ChangeColumns.AuditLog, required)
+    new DiffScan(table, () => SnapshotDiff.plan(table, start, end, filter), added, required)
   }
 }
 

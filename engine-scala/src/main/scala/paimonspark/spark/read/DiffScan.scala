@@ -7,34 +7,48 @@ import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.connector.read._
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.format.{DataFileReader, SparkTypes}
+import paimonspark.format.{DataFileMeta, DataFileReader, SparkTypes}
 import paimonspark.lsm.{IntegralKey, KeyValue, MergeEngineSpec, SortedRunMerge}
 import paimonspark.table.{BucketDiff, FileStoreTable, KeyLayout}
 
-/** One bucket's files on each side of a diff. */
-final case class DiffSplit(before: Array[(String, Long)], after: Array[(String, Long)]) extends InputPartition
+/**
+ * One bucket's files on each side of a diff, with the snapshot its changes are reported under (a
+ * streamed overwrite's).
+ */
+final case class DiffSplit(before: Array[(String, Long)], after: Array[(String, Long)], snapshotId: Long = 0L,
+    commitMicros: Long = 0L) extends InputPartition
+
+object DiffSplit {
+  def of(table: FileStoreTable, partitionBytes: Array[Byte], bucket: Int, before: Seq[DataFileMeta],
+      after: Seq[DataFileMeta], snapshotId: Long = 0L, commitMicros: Long = 0L): DiffSplit = {
+    def paths(files: Seq[DataFileMeta]) = files.map(f => (table.dataFilePath(partitionBytes, bucket, f).toString, f.fileSize)).toArray
+    DiffSplit(paths(before), paths(after), snapshotId, commitMicros)
+  }
+}
 
 /**
  * A batch read of the rows that differ between two states of a table, planned by
- * [[paimonspark.table.SnapshotDiff]]. With `rowKind` (`$audit_log`), each row is led by its kind:
+ * [[paimonspark.table.SnapshotDiff]]. With `$audit_log`'s column, each row is led by its kind:
  * +I for a key (or, in an append table, a row) only the later state has, -U and +U for a key whose
  * row changed, -D for one only the earlier state has. Without it, the later state's rows of new
  * and changed keys, as Paimon's diff reads give them.
  */
-final class DiffScan(table: FileStoreTable, planDiff: () => Seq[BucketDiff], rowKind: Boolean, required: StructType)
+final class DiffScan(table: FileStoreTable, planDiff: () => Seq[BucketDiff], added: ChangeColumns, required: StructType)
     extends Scan with Batch {
 
   override def readSchema(): StructType = required
   override def toBatch: Batch = this
   override def description(): String = s"PaimonDiffScan ${table.location} [${required.fieldNames.mkString(", ")}]"
 
-  override def planInputPartitions(): Array[InputPartition] = planDiff().map { d =>
-    def paths(files: Seq[paimonspark.format.DataFileMeta]) =
-      files.map(f => (table.dataFilePath(d.partitionBytes, d.bucket, f).toString, f.fileSize)).toArray
-    DiffSplit(paths(d.before), paths(d.after)): InputPartition
-  }.toArray
+  override def planInputPartitions(): Array[InputPartition] =
+    planDiff().map(d => DiffSplit.of(table, d.partitionBytes, d.bucket, d.before, d.after): InputPartition).toArray
 
-  override def createReaderFactory(): PartitionReaderFactory = {
+  override def createReaderFactory(): PartitionReaderFactory = DiffReaderFactory.of(table, required, added)
+}
+
+object DiffReaderFactory {
+  /** The reader of a table's diff splits, as rows of `output`: the table's columns and the `added` ones. */
+  def of(table: FileStoreTable, output: StructType, added: ChangeColumns): DiffReaderFactory = {
     // Files carry every column, partition columns too: each side is read whole and compared whole.
     val columns = SparkTypes.physical(SparkTypes.toSparkStruct(table.schema.fields, withFieldIds = false))
     val system = if (table.isPrimaryKeyTable) KeyValue.SystemFields.size else 0
@@ -42,30 +56,35 @@ final class DiffScan(table: FileStoreTable, planDiff: () => Seq[BucketDiff], row
     val keyOrdinals = if (!table.isPrimaryKeyTable) Nil
       else KeyLayout.of(table.location.toString, table.schema).trimmedKeys.map(k => system + columns.fieldIndex(k))
     val engine = if (table.isPrimaryKeyTable) Some(MergeEngineSpec.of(table.location.toString, table.schema)) else None
-    new DiffReaderFactory(ParquetFileReader.forCompaction(table), rowSchema, system, keyOrdinals, engine, required, rowKind)
+    new DiffReaderFactory(ParquetFileReader.forCompaction(table), rowSchema, system, keyOrdinals, engine, output, added)
   }
 }
 
 /** Reads [[DiffSplit]]s: merged sides joined by key, or, for append tables, rows counted off. */
 final class DiffReaderFactory(files: ParquetFileReader, rowSchema: StructType, system: Int, keyOrdinals: Seq[Int],
-    engine: Option[MergeEngineSpec], output: StructType, rowKind: Boolean) extends PartitionReaderFactory {
+    engine: Option[MergeEngineSpec], output: StructType, added: ChangeColumns) extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val split = partition.asInstanceOf[DiffSplit]
     val open = (side: Array[(String, Long)]) => side.map { case (path, size) => files.open(new Path(path), size) }.toSeq
     val (before, after) = (open(split.before), open(split.after))
+    val extras = (added.leading ++ added.trailing).map(_.name)
+    // Without added columns, retractions are left out, as in every read of changes.
+    val retractions = extras.nonEmpty
     val changes = engine match {
-      case Some(spec) => new KeyDiff(merged(spec, before), merged(spec, after), rowKind)
-      case None => new RowDiff(before, after, rowKind, UnsafeProjection.create(rowSchema))
+      case Some(spec) => new KeyDiff(merged(spec, before), merged(spec, after), retractions)
+      case None => new RowDiff(before, after, retractions, UnsafeProjection.create(rowSchema))
     }
     val width = rowSchema.length
-    val ordinals = output.fieldNames.toSeq.map(n => if (n == ChangeColumns.RowKind) width else rowSchema.fieldIndex(n))
+    val ordinals = output.fieldNames.toSeq.map(n => if (extras.contains(n)) width + extras.indexOf(n) else rowSchema.fieldIndex(n))
     val projected = ProjectingInternalRow(output, ordinals)
-    val (joined, kind) = (new JoinedRow(), new GenericInternalRow(1))
+    val (joined, extraRow) = (new JoinedRow(), new GenericInternalRow(extras.size))
+    val commit = ChangeFile("", 0L, InternalRow.empty, split.snapshotId, split.commitMicros)
     new PartitionReader[InternalRow] {
       override def next(): Boolean = changes.next() && {
-        kind.update(0, ChangeColumns.rowKindText(changes.kind))
-        projected.project(joined(changes.row, kind))
+        var i = 0
+        while (i < extras.size) { extraRow.update(i, ChangeColumns.value(extras(i), changes.kind, commit)); i += 1 }
+        projected.project(joined(changes.row, extraRow))
         true
       }
       override def get(): InternalRow = projected

@@ -161,7 +161,10 @@ final class PaimonMicroBatchStream(table: FileStoreTable, options: Map[String, S
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val pieces = piecesBetween(start.asInstanceOf[PaimonOffset].position, end.asInstanceOf[PaimonOffset].position)
     val (full, changes) = pieces.partition(_.full)
-    val changeFiles = changes.map { p =>
+    val (overwrites, changed) = changes.partition(_.removed.isDefined)
+    val overwritten = overwrites.map(p => DiffSplit.of(table, p.split.partitionBytes, p.split.bucket, p.removed.get,
+      p.split.files, p.snapshot.id, p.snapshot.timeMillis * 1000L))
+    val changeFiles = changed.map { p =>
       val f = p.split.files.head
       ChangeSplit(Array(ChangeFile(table.dataFilePath(p.split.partitionBytes, p.split.bucket, f).toString, f.fileSize,
         p.split.partition, p.snapshot.id, p.snapshot.timeMillis * 1000L)))
@@ -180,7 +183,7 @@ final class PaimonMicroBatchStream(table: FileStoreTable, options: Map[String, S
       scan.planInputPartitions().map(p => SnapshotPart(p, factory, scan.readSchema(), snapshot.id,
         snapshot.timeMillis * 1000L): InputPartition)
     }
-    (snapshotParts ++ changeFiles).toArray
+    (snapshotParts ++ changeFiles ++ overwritten).toArray
   }
 
   override def createReaderFactory(): PartitionReaderFactory = new StreamReaderFactory(table, outputSchema, added)

@@ -19,7 +19,8 @@ final case class SnapshotPart(part: InputPartition, factory: PartitionReaderFact
 
 /**
  * Reads a stream's partitions as rows of `output` (the table's columns in order, with the added
- * ones): change files as [[ChangeScan]] reads them, a full read's rows as inserts of its snapshot.
+ * ones): change files as [[ChangeScan]] reads them, an overwrite's buckets as [[DiffScan]] does, a
+ * full read's rows as inserts of its snapshot.
  */
 final class StreamReaderFactory(table: FileStoreTable, output: StructType, added: ChangeColumns)
     extends PartitionReaderFactory {
@@ -29,8 +30,11 @@ final class StreamReaderFactory(table: FileStoreTable, output: StructType, added
     scan.createReaderFactory().asInstanceOf[ChangeReaderFactory]
   }
 
+  private lazy val diffs = DiffReaderFactory.of(table, output, added)
+
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = partition match {
     case c: ChangeSplit => changes.createReader(c)
+    case d: DiffSplit => diffs.createReader(d)
     case s: SnapshotPart =>
       val rows = s.factory.createReader(s.part)
       val extras = (added.leading ++ added.trailing).map(_.name)
