@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import json
+import time
 
 import pytest
 
@@ -248,6 +249,46 @@ def test_expiry_deletes_the_changelog_of_expired_snapshots_only(spark, warehouse
     orphans = spark.sql("CALL paimon.sys.remove_orphan_files(table => 'default.chg_expire', "
                         f"older_than => '{now}', dry_run => true)").collect()
     assert not [r for r in orphans if "changelog-" in str(r)]
+
+
+def test_changelog_outlives_snapshots_when_its_retention_is_longer(spark, warehouse, tmp_path):
+    name = "chg_decoupled"
+    spark.sql(f"CREATE TABLE paimon.default.{name} (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', "
+              "'bucket' = '1', 'changelog-producer' = 'input', 'snapshot.num-retained.min' = '1', "
+              "'snapshot.num-retained.max' = '2', 'changelog.num-retained.min' = '1', 'changelog.num-retained.max' = '3', "
+              "'num-sorted-run.compaction-trigger' = '20')")
+    for i in range(1, 7):
+        spark.sql(f"INSERT INTO paimon.default.{name} VALUES ({i}, 'v{i}')")
+    root = table_dir(warehouse, name)
+    # Expiry after each commit kept snapshots 5 and 6, and the changes of 4 as a long-lived changelog (the newest
+    # changelog stays until a newer one exists); the changes of 1 to 3 went with their changelog files.
+    assert sorted(p.name for p in (root / "snapshot").glob("snapshot-*")) == ["snapshot-5", "snapshot-6"]
+    assert sorted(p.name for p in (root / "changelog").iterdir()) == ["EARLIEST", "LATEST", "changelog-4"]
+    assert (root / "changelog" / "EARLIEST").read_text().strip() == "4"
+    assert json.loads((root / "changelog" / "changelog-4").read_text())["id"] == 4
+    assert len(list(root.glob("bucket-0/changelog-*"))) == 3
+    assert audit(spark, name, **{"incremental-between": "3,6"}) == [("+I", 4, "v4"), ("+I", 5, "v5"), ("+I", 6, "v6")]
+    with pytest.raises(VersionNotFoundError, match=r"earliest retained snapshot is 4"):
+        audit(spark, name, **{"incremental-between": "2,6"})
+    # A stream starts from the changelog, and one starting before it says what is left.
+    got = []
+    q = (spark.readStream.option("scan.snapshot-id", "4").table(f"paimon.default.{name}").writeStream
+         .foreachBatch(lambda df, _: got.extend(tuple(r) for r in df.collect()))
+         .option("checkpointLocation", str(tmp_path / "cp")).trigger(availableNow=True).start())
+    q.awaitTermination()
+    assert sorted(got) == [(4, "v4"), (5, "v5"), (6, "v6")]
+    with pytest.raises(Exception, match="earliest retained snapshot is 4"):
+        (spark.readStream.option("scan.snapshot-id", "2").table(f"paimon.default.{name}").writeStream
+         .foreachBatch(lambda df, _: None).option("checkpointLocation", str(tmp_path / "cp2"))
+         .trigger(availableNow=True).start().awaitTermination())
+    # Orphan cleanup knows what the changelog still names.
+    time.sleep(1.1)
+    now = spark.sql("SELECT date_format(current_timestamp(), 'yyyy-MM-dd HH:mm:ss')").first()[0]
+    orphans = spark.sql(f"CALL paimon.sys.remove_orphan_files(table => 'default.{name}', older_than => '{now}')")
+    assert not [r for r in orphans.collect() if "changelog" in str(r)]
+    assert audit(spark, name, **{"incremental-between": "3,4"}) == [("+I", 4, "v4")]
+    assert spark.sql(f"CALL paimon.sys.expire_changelogs(table => 'default.{name}', delete_all => true)").first()[0] == 1
+    assert not list((root / "changelog").iterdir()) and len(list(root.glob("bucket-0/changelog-*"))) == 2
 
 
 def test_binlog_pairs_updates_into_before_and_after_arrays(spark, input_table):

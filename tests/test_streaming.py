@@ -154,6 +154,35 @@ def test_streaming_read_overwrite_reads_what_an_overwrite_changed(spark, tmp_pat
     assert stream("paimon.default.ow_append", "append-ow", **{"streaming-read-overwrite": "true"}) == [(9, "z")]
 
 
+def test_a_stream_reads_added_columns_and_stops_at_a_renamed_one(spark, oracle, tmp_path):
+    from pypaimon.schema.data_types import AtomicType
+    from pypaimon.schema.schema_change import SchemaChange
+
+    name = "paimon.default.evolving"
+    spark.sql(f"CREATE TABLE {name} (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
+    spark.sql(f"INSERT INTO {name} VALUES (1, 'a')")
+    oracle.alter_table("default.evolving", [SchemaChange.add_column("w", AtomicType("INT"))])
+    spark.sql(f"INSERT INTO {name} VALUES (2, 'b', 5)")
+    # A column added later reads as null from the snapshot before it.
+    got = flat(Batches(spark, tmp_path / "added").run(spark.readStream.option("scan.snapshot-id", "1"), name))
+    assert got == sorted([(1, "a", None), (2, "b", 5)], key=str)
+    # A running stream that meets a snapshot written after its column was renamed stops, naming both names.
+    seen: list[tuple] = []
+    query = (spark.readStream.table(name).writeStream
+             .foreachBatch(lambda df, _: seen.extend(tuple(r) for r in df.collect()))
+             .option("checkpointLocation", str(tmp_path / "running")).trigger(processingTime="200 milliseconds").start())
+    deadline = time.time() + 60
+    while len(seen) < 2 and time.time() < deadline:
+        time.sleep(0.2)
+    assert sorted(seen, key=str) == sorted([(1, "a", None), (2, "b", 5)], key=str)
+    oracle.alter_table("default.evolving", [SchemaChange.rename_column("v", "v2")])
+    spark.sql(f"INSERT INTO {name} VALUES (3, 'c', 6)")
+    with pytest.raises(Exception, match=r"snapshot 3, written with schema 2, names it 'v2'; this stream reads "
+                                        r"column 'v' as schema 1 defines it"):
+        query.awaitTermination(60)
+    assert not query.isActive and len(seen) == 2
+
+
 def test_consumer_id_keeps_unread_snapshots_from_expiry(spark, tmp_path, warehouse):
     # An append table that never compacts its few files: every insert is one snapshot.
     spark.sql("CREATE TABLE paimon.default.cons (id INT, v STRING) TBLPROPERTIES ('snapshot.num-retained.min' = '1', "
@@ -184,7 +213,8 @@ def test_consumer_id_keeps_unread_snapshots_from_expiry(spark, tmp_path, warehou
     with pytest.raises(Exception, match=r"snapshot 6, the next one this stream reads, has expired.*earliest retained "
                                         r"snapshot is 8"):
         stale.run(spark.readStream, "paimon.default.cons")
-    with pytest.raises(VersionNotFoundError, match="no snapshot 2; it holds snapshots 8 to 8"):
+    with pytest.raises(VersionNotFoundError, match=r"snapshot 2, the next one this stream reads, has expired \(the "
+                                                   r"earliest retained snapshot is 8\)"):
         Batches(spark, tmp_path / "fs2").run(spark.readStream.option("scan.snapshot-id", "2"), "paimon.default.cons")
 
 

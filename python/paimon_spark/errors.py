@@ -55,6 +55,11 @@ class VersionAlreadyExistsError(PaimonError):
     """A tag or branch name that is already taken."""
 
 
+class SchemaMismatchError(PaimonError):
+    """Data whose schema does not fit what reads it, such as a stream meeting a snapshot that renamed, dropped or
+    retyped one of its columns; the message names the table, snapshot and column."""
+
+
 _BY_JVM_CLASS: Dict[str, Type[PaimonError]] = {
     "paimonspark.PaimonException": PaimonError,
     "paimonspark.CommitConflictException": CommitConflictError,
@@ -66,6 +71,7 @@ _BY_JVM_CLASS: Dict[str, Type[PaimonError]] = {
     "paimonspark.InvalidDataException": InvalidDataError,
     "paimonspark.VersionNotFoundException": VersionNotFoundError,
     "paimonspark.VersionAlreadyExistsException": VersionAlreadyExistsError,
+    "paimonspark.SchemaMismatchException": SchemaMismatchError,
 }
 
 

@@ -36,3 +36,9 @@ final class VersionNotFoundException(message: String) extends PaimonException(me
 
 /** A tag or branch whose name is already taken. */
 final class VersionAlreadyExistsException(message: String) extends PaimonException(message)
+
+/**
+ * Data whose schema does not fit what reads it: a stream started on one schema meeting a snapshot
+ * whose schema renamed, dropped or retyped one of its columns; names the table, snapshot and column.
+ */
+final class SchemaMismatchException(message: String) extends PaimonException(message)

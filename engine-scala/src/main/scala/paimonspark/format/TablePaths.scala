@@ -22,13 +22,12 @@ final class TablePaths(val root: Path, val branch: String = TablePaths.MainBranc
 
   def snapshotDir: Path = new Path(metadataRoot, "snapshot")
   def snapshotFile(id: Long): Path = new Path(snapshotDir, s"$SnapshotPrefix$id")
-  def latestHint: Path = new Path(snapshotDir, "LATEST")
-  def earliestHint: Path = new Path(snapshotDir, "EARLIEST")
 
   def tagDir: Path = new Path(metadataRoot, "tag")
   def tagFile(name: String): Path = new Path(tagDir, s"$TagPrefix$name")
 
   def consumerDir: Path = new Path(metadataRoot, "consumer")
+  /** Long-lived changelogs (`changelog-N`, snapshot JSON): changes kept after their snapshot expired. */
   def changelogDir: Path = new Path(metadataRoot, "changelog")
 
   def branchDir: Path = new Path(root, "branch")
@@ -53,6 +52,9 @@ final class TablePaths(val root: Path, val branch: String = TablePaths.MainBranc
 object TablePaths {
   val SchemaPrefix = "schema-"
   val SnapshotPrefix = "snapshot-"
+  val ChangelogPrefix = "changelog-"
+  val LatestHint = "LATEST"
+  val EarliestHint = "EARLIEST"
   val TagPrefix = "tag-"
   val BranchPrefix = "branch-"
   val ConsumerPrefix = "consumer-"

@@ -2,7 +2,8 @@ package paimonspark.lsm
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.types.StructType
 
 import paimonspark.format.{DataFileMeta, DataFileReader}
@@ -17,23 +18,32 @@ final class LevelLookup(files: Seq[DataFileMeta], ranges: KeyRanges, reader: Dat
     rowSchema: StructType, keyOrdinals: Seq[Int]) extends AutoCloseable {
 
   private val toKey = UnsafeProjection.create(keyOrdinals.map(i => BoundReference(i, rowSchema(i).dataType, nullable = false)))
-  private val remaining = ranges.byMinKey(files).iterator.buffered
+  // Every row of an open file up to the key is compared: directly against the asked row, which has
+  // the same layout, as numbers when the key is one integral column, else by generated code.
+  private val integral = IntegralKey.of(rowSchema, keyOrdinals)
+  private val rowOrdering = GenerateOrdering.generate(keyOrdinals.map(i =>
+    SortOrder(BoundReference(i, rowSchema(i).dataType, nullable = false), Ascending)))
+  // Each file's key range, decoded once.
+  private val remaining = ranges.byMinKey(files).map(f => (ranges.minKey(f), ranges.maxKey(f), f)).iterator.buffered
   private var rows: DataFileReader.Rows = _
   private var head: InternalRow = _
 
-  /** The version of `key` (a row of the merge's layout) this level holds, as a copy, if any. */
+  /** The version of `key` (a row of the merge's layout, `rowSchema`) this level holds, as a copy, if any. */
   def find(key: InternalRow): Option[InternalRow] = {
-    val k = toKey(key).copy()
+    lazy val k = toKey(key)
     var found: Option[InternalRow] = None
     var done = false
     while (!done) {
       if (head == null) {
         // Files wholly below the key are done with; the key lies in the first file not below it, if any.
-        while (remaining.hasNext && ranges.ordering.lt(ranges.maxKey(remaining.head), k)) remaining.next()
-        if (!remaining.hasNext || ranges.ordering.gt(ranges.minKey(remaining.head), k)) done = true
-        else open(remaining.next())
+        while (remaining.hasNext && ranges.ordering.lt(remaining.head._2, k)) remaining.next()
+        if (!remaining.hasNext || ranges.ordering.gt(remaining.head._1, k)) done = true
+        else open(remaining.next()._3)
       } else {
-        val c = ranges.ordering.compare(toKey(head), k)
+        val c = integral match {
+          case Some(n) => java.lang.Long.compare(n.of(head), n.of(key))
+          case None => rowOrdering.compare(head, key)
+        }
         if (c < 0) advance()
         else {
           if (c == 0) found = Some(head.copy())

@@ -62,7 +62,7 @@ object PaimonChangelog {
   /** The snapshots a range of Spark's changelog API names; versions are snapshot ids or tags. */
   def range(table: FileStoreTable, spark: ChangelogRange): ChangeRange = {
     val snapshots = table.snapshotManager
-    val earliest = snapshots.earliestId().getOrElse(1L)
+    val earliest = table.earliestChangesId.getOrElse(1L)
     val latest = snapshots.latestId().getOrElse(0L)
     spark match {
       case v: ChangelogRange.VersionRange =>

@@ -52,7 +52,7 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
    * a range of changes (`incremental-between`) reads the rows those commits wrote.
    */
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
-    val table = SparkTable.withReadOptions(store, options)
+    lazy val table = SparkTable.withReadOptions(store, options)
     SparkTable.streamable(store, options, ChangeColumns.None,
       SparkTable.changeScan(table, options, ChangeColumns.None).getOrElse(new PaimonScanBuilder(table, readOptimized)))
   }
@@ -108,7 +108,7 @@ object SparkTable {
   val ReadChangelogOption = "read.changelog"
 
   /** A batch scan builder whose scans also stream `store` (at its branch's latest state) as the options say. */
-  def streamable(store: FileStoreTable, options: CaseInsensitiveStringMap, added: ChangeColumns, batch: ScanBuilder)
+  def streamable(store: FileStoreTable, options: CaseInsensitiveStringMap, added: ChangeColumns, batch: => ScanBuilder)
       : ScanBuilder = {
     new StreamableScanBuilder(batch, () => new PaimonMicroBatchStream(store.latest, options.asScala.toMap, added))
   }

@@ -113,8 +113,8 @@ object ChangeRange {
   /** A range between two snapshot ids, which must be in order and within the retained history. */
   def checked(table: FileStoreTable, start: Long, end: Long, what: String): ChangeRange = {
     if (start > end) throw backwards(table, what, start, end)
-    val snapshots = table.snapshotManager
-    val (earliest, latest) = (snapshots.earliestId(), snapshots.latestId())
+    // Changes outlive their snapshots as long-lived changelogs (decoupled lifecycle).
+    val (earliest, latest) = (table.earliestChangesId, table.snapshotManager.latestId())
     val available = (earliest, latest) match {
       case (Some(e), Some(l)) => s"changes can be read after snapshot ${e - 1} up to $l (the earliest retained " +
         s"snapshot is $e)"
@@ -169,9 +169,9 @@ object CommitChanges {
   def plan(table: FileStoreTable, range: ChangeRange, mode: String, filter: Option[Predicate]): Seq[CommitChanges] = {
     val planner = table.newScan()
     range.ids.flatMap { id =>
-      val s = table.snapshotManager.readIfExists(id).getOrElse(throw new VersionNotFoundException(
+      val s = table.commitChanges(id).getOrElse(throw new VersionNotFoundException(
         s"table ${table.name}: snapshot $id of the range of changes expired while it was read; the earliest retained " +
-          s"snapshot is ${table.snapshotManager.earliestId().getOrElse("none")}"))
+          s"snapshot is ${table.earliestChangesId.getOrElse("none")}"))
       list(s, mode).map(l => CommitChanges(s, planner.planAdded(l, filter)))
     }
   }

@@ -2,8 +2,8 @@ package paimonspark.table
 
 /**
  * What runs after every commit unless `write-only`, in Paimon's order: automatic tags, expiry of
- * tags past their retention, consumers idle longer than `consumer.expiration-time`, then snapshot
- * expiry. The commit is published already, so a failure
+ * tags past their retention, consumers idle longer than `consumer.expiration-time`, snapshot
+ * expiry, then the expiry of long-lived changelogs. The commit is published already, so a failure
  * here is logged and left for the next commit or the procedures.
  */
 object CommitMaintenance {
@@ -14,7 +14,9 @@ object CommitMaintenance {
       TagAutoCreation.run(table)
       TagDeletion.expireByTime(table)
       table.options.consumerExpiration.foreach(d => table.consumerManager.expireIdleSince(System.currentTimeMillis() - d.toMillis))
-      new SnapshotExpiry(table).expire(table.options.expireConfig(System.currentTimeMillis()))
+      val now = System.currentTimeMillis()
+      new SnapshotExpiry(table).expire(table.options.expireConfig(now))
+      if (table.options.changelogDecoupled) new ChangelogExpiry(table).expire(table.options.changelogExpireConfig(now))
     } catch {
       case e: Exception => log.warn(s"Maintenance after a commit to ${table.name} failed; it runs again after the next one", e)
     }

@@ -27,6 +27,16 @@ final class FileStoreTable(val io: FileIO, val paths: TablePaths, val schema: Ta
   def branchManager: BranchManager = new BranchManager(io, paths)
   def consumerManager: ConsumerManager = new ConsumerManager(io, paths)
 
+  /** Long-lived changelogs: the changes of snapshots that expired before their changelog did. */
+  def changelogManager: SnapshotManager = SnapshotManager.changelogs(io, paths)
+
+  /** What commit `id` changed: its snapshot, or its long-lived changelog once the snapshot expired. */
+  def commitChanges(id: Long): Option[Snapshot] =
+    snapshotManager.readIfExists(id).orElse(changelogManager.readIfExists(id))
+
+  /** The earliest commit whose changes are still readable, from a snapshot or a long-lived changelog. */
+  def earliestChangesId: Option[Long] = (changelogManager.earliestId() ++ snapshotManager.earliestId()).minOption
+
   /** The snapshot reads see: the pinned one, or the latest. */
   def currentSnapshot(): Option[Snapshot] = pinned.orElse(snapshotManager.latest())
 

@@ -29,7 +29,7 @@ final class OrphanFiles(table: FileStoreTable) {
       .foreach(dir => candidates ++= io.list(dir).filter(_.isFile))
     (TablePaths.MainBranch +: table.branchManager.list()).foreach { b =>
       val branch = paths.forBranch(b)
-      Seq(branch.snapshotDir, branch.tagDir, branch.schemaDir).foreach(dir =>
+      Seq(branch.snapshotDir, branch.tagDir, branch.schemaDir, branch.changelogDir).foreach(dir =>
         candidates ++= io.list(dir).filter(s => s.isFile && s.getPath.getName.startsWith(".")))
     }
     candidates.toSeq.filter(s => s.getModificationTime < olderThanMillis && !used(key(s.getPath)))
@@ -52,7 +52,9 @@ final class OrphanFiles(table: FileStoreTable) {
       val branch = table.branch(b)
       val files = new SnapshotFiles(branch)
       val snapshots = branch.snapshotManager
-      val history = snapshots.listIds().flatMap(snapshots.readIfExists) ++ branch.tagManager.list().map(_._2.snapshot)
+      val changelogs = branch.changelogManager
+      val history = snapshots.listIds().flatMap(snapshots.readIfExists) ++ branch.tagManager.list().map(_._2.snapshot) ++
+        changelogs.listIds().flatMap(changelogs.readIfExists)
       history.foreach { s =>
         files.metadata(s).foreach(p => used += key(p))
         files.mentioned(s).foreach(p => used += key(p))

@@ -25,16 +25,20 @@ object Rollback {
     // joins two lineages, and a file of the branch's part may be in none of those.
     val removed = later ++ laterTags.map(_._2.snapshot)
     val added = removed.flatMap(files.data).toSet
-    val removedMeta = removed.flatMap(files.metadata).distinct
+    val removedMeta = removed.flatMap(files.metadata(_)).distinct
 
     later.reverse.foreach(s => snapshots.delete(s.id))
+    // Long-lived changelogs after the target (it was a tag that outlived them) go too, as in Paimon;
+    // the files only they named are left to orphan cleanup.
+    val changelogs = table.changelogManager
+    changelogs.listIds().filter(_ > target.id).reverse.foreach(changelogs.delete)
     laterTags.foreach { case (name, _) => table.tagManager.delete(name) }
     snapshots.writeLatestHint(target.id)
     if (restored) snapshots.writeEarliestHint(target.id)
 
     val kept = target +: (earlier ++ HistoryAnchors.of(table))
     val keptData = files.liveAmong(kept, added)
-    val keptMeta = kept.flatMap(files.metadata).toSet
+    val keptMeta = kept.flatMap(files.metadata(_)).toSet
     added.filterNot(keptData).foreach(table.io.delete(_, recursive = false))
     removedMeta.filterNot(keptMeta).foreach(table.io.delete(_, recursive = false))
     latest

@@ -2,7 +2,7 @@ package paimonspark.table
 
 import org.apache.hadoop.fs.Path
 
-import paimonspark.format.FileKind
+import paimonspark.format.{FileSource, ManifestEntry}
 
 /**
  * Expires the old snapshots of one branch, deleting exactly the files nothing retained needs.
@@ -17,6 +17,11 @@ import paimonspark.format.FileKind
  * What stays: files of the first retained snapshot (the interval argument: a file removed by commit
  * N was live up to N-1 only, so it cannot be live in a retained snapshot), of every tag, and of
  * every snapshot and tag of every other branch, which share this table's files.
+ *
+ * When the changelog outlives snapshots (`changelog.*` retention longer than `snapshot.*`, Paimon's
+ * decoupled lifecycle), each expired snapshot is first copied to `changelog/changelog-N`, and its
+ * changes stay for [[ChangelogExpiry]]: changelog files and lists, and for a table without a
+ * producer (whose changes are its commits' new files) the data lists and the files appends wrote.
  */
 final class SnapshotExpiry(table: FileStoreTable) {
   private val snapshots = table.snapshotManager
@@ -39,29 +44,36 @@ final class SnapshotExpiry(table: FileStoreTable) {
     val files = new SnapshotFiles(table)
     val firstKept = snapshots.read(endExclusive)
     val anchors = HistoryAnchors.of(table)
+    val decoupled = table.options.changelogDecoupled
+    // Without a producer a commit's changes are the files it appended; decoupled, they stay.
+    val changesInData = decoupled && table.options.changelogProducer == ChangelogProducer.None
     // (1) A file a later commit removed was live only before it: in the expired range, or in a tag.
-    // A compaction that moves a file up a level removes and adds the same file in one commit.
-    val removed = ((earliest + 1) until endExclusive).flatMap(snapshots.readIfExists).appended(firstKept).flatMap { s =>
-      val (removed, added) = files.delta(s).partition(_.kind == FileKind.Delete)
-      val moved = added.flatMap(files.filesOf).toSet
-      removed.flatMap(files.filesOf).filterNot(moved)
-    }.toSet
+    val removed = ((earliest + 1) until endExclusive).flatMap(snapshots.readIfExists).appended(firstKept)
+      .flatMap(files.removedBy).collect { case (e, path) if !(changesInData && appended(e)) => path }.toSet
     val keptData = files.liveAmong(anchors, removed)
     removed.filterNot(keptData).foreach(deleteFile)
-    expired.flatMap(files.changelog).foreach(deleteFile)
+    if (!decoupled) expired.flatMap(files.changelog).foreach(deleteFile)
     // (2) Manifests, lists and index files are shared by later snapshots: keep those the first kept one uses.
-    val keptMeta = (firstKept +: anchors).flatMap(files.metadata).toSet
-    val doomed = expired.flatMap(files.metadata).distinct.filterNot(keptMeta)
+    val keptMeta = (firstKept +: anchors).flatMap(files.metadata(_)).toSet
+    val doomed = expired.flatMap(files.metadata(_, dataLists = !changesInData, changelogList = !decoupled)).distinct
+      .filterNot(keptMeta)
     // What a list names goes before the list, as in Paimon: a rerun after a kill finds the rest
     // through the lists still there.
     val roots = expired.flatMap(files.roots).toSet
     (doomed.filterNot(roots) ++ doomed.filter(roots)).foreach(deleteFile)
     // (3) and (4).
-    expired.foreach(s => snapshots.delete(s.id))
+    val changelogs = table.changelogManager
+    expired.foreach { s =>
+      if (decoupled) changelogs.publish(s)
+      snapshots.delete(s.id)
+    }
     snapshots.writeEarliestHint(endExclusive)
     if (table.options.cleanEmptyDirectories) EmptyDirectories.clean(table, expired.flatMap(files.delta).flatMap(files.filesOf))
     expired.size
   }
 
   private def deleteFile(path: Path): Unit = io.delete(path, recursive = false)
+
+  // Files of writers that predate file sources count as appended, as in Paimon.
+  private def appended(e: ManifestEntry): Boolean = e.file.fileSource.forall(_ == FileSource.Append)
 }

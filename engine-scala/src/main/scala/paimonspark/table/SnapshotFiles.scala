@@ -29,9 +29,14 @@ final class SnapshotFiles(table: FileStoreTable) {
   private def listNames(s: Snapshot): Seq[String] =
     Seq(s.baseManifestList, s.deltaManifestList) ++ s.changelogManifestList
 
-  /** Manifest lists, manifests, the index manifest and the index files it lists, and the statistics file. */
-  def metadata(s: Snapshot): Set[Path] = {
-    val names = listNames(s).flatMap(l => l +: list(l).map(_.fileName))
+  /**
+   * Manifest lists, manifests, the index manifest and the index files it lists, and the statistics
+   * file; without the data lists (base, delta) or the changelog list and their manifests when told.
+   */
+  def metadata(s: Snapshot, dataLists: Boolean = true, changelogList: Boolean = true): Set[Path] = {
+    val lists = (if (dataLists) Seq(s.baseManifestList, s.deltaManifestList) else Nil) ++
+      s.changelogManifestList.filter(_ => changelogList)
+    val names = lists.flatMap(l => l +: list(l).map(_.fileName))
     val index = s.indexManifest.toSeq.flatMap { name =>
       paths.manifestFile(name) +: orEmpty(store.indexFiles(Some(s))).map(e => paths.indexFile(e.fileName))
     }
@@ -69,6 +74,16 @@ final class SnapshotFiles(table: FileStoreTable) {
 
   /** Entries of the manifests a snapshot's delta list names: what that one commit added and removed. */
   def delta(s: Snapshot): Seq[ManifestEntry] = list(s.deltaManifestList).flatMap(m => manifest(m.fileName))
+
+  /**
+   * The files a commit removed for good, with the entries that removed them: a compaction that
+   * moves a file up a level removes and adds the same file in one commit.
+   */
+  def removedBy(s: Snapshot): Seq[(ManifestEntry, Path)] = {
+    val (removed, added) = delta(s).partition(_.kind == FileKind.Delete)
+    val moved = added.flatMap(filesOf).toSet
+    removed.flatMap(e => filesOf(e).filterNot(moved).map(e -> _))
+  }
 
   /** Changelog files a snapshot's changelog manifests list. */
   def changelog(s: Snapshot): Seq[Path] =

@@ -2,37 +2,46 @@ package paimonspark.table
 
 import java.nio.charset.StandardCharsets.UTF_8
 
+import org.apache.hadoop.fs.Path
+
 import paimonspark.format.{Snapshot, SnapshotJson, TablePaths}
 import paimonspark.fs.FileIO
 
 /**
- * Finds and publishes `snapshot/snapshot-N` of one branch. The hints are only hints, read as Java
- * reads them: LATEST is trusted when the next id does not exist, EARLIEST when its snapshot does;
- * otherwise the directory is listed. A missing or malformed hint is no hint.
+ * Finds and publishes `snapshot/snapshot-N` of one branch, or (`SnapshotManager.changelogs`) the
+ * long-lived changelogs `changelog/changelog-N` that expiry leaves when the changelog outlives its
+ * snapshots; both are snapshot JSON. The hints are only hints, read as Java reads them: LATEST is
+ * trusted when the next id does not exist, EARLIEST when its file does; otherwise the directory is
+ * listed. A missing or malformed hint is no hint.
  */
-final class SnapshotManager(io: FileIO, paths: TablePaths) extends Serializable {
+final class SnapshotManager private (io: FileIO, dir: Path, prefix: String) extends Serializable {
 
-  def snapshotExists(id: Long): Boolean = io.exists(paths.snapshotFile(id))
+  def this(io: FileIO, paths: TablePaths) = this(io, paths.snapshotDir, TablePaths.SnapshotPrefix)
 
-  def latestId(): Option[Long] = hint(paths.latestHint) match {
+  private def file(id: Long) = new Path(dir, s"$prefix$id")
+  private val latestHint = new Path(dir, TablePaths.LatestHint)
+  private val earliestHint = new Path(dir, TablePaths.EarliestHint)
+
+  def snapshotExists(id: Long): Boolean = io.exists(file(id))
+
+  def latestId(): Option[Long] = hint(latestHint) match {
     case Some(id) if snapshotExists(id) && !snapshotExists(id + 1) => Some(id)
     case _ => listIds().lastOption
   }
 
-  def earliestId(): Option[Long] = hint(paths.earliestHint) match {
+  def earliestId(): Option[Long] = hint(earliestHint) match {
     case Some(id) if snapshotExists(id) => Some(id)
     case _ => listIds().headOption
   }
 
-  private def hint(file: org.apache.hadoop.fs.Path): Option[Long] = io.readUtf8IfExists(file).flatMap(_.trim.toLongOption)
+  private def hint(file: Path): Option[Long] = io.readUtf8IfExists(file).flatMap(_.trim.toLongOption)
 
-  def listIds(): Seq[Long] =
-    io.list(paths.snapshotDir).flatMap(s => TablePaths.idOf(s.getPath.getName, TablePaths.SnapshotPrefix)).sorted
+  def listIds(): Seq[Long] = io.list(dir).flatMap(s => TablePaths.idOf(s.getPath.getName, prefix)).sorted
 
   def latest(): Option[Snapshot] = latestId().map(read)
 
   def read(id: Long): Snapshot =
-    MetadataFile.read(io, paths.snapshotFile(id))(bytes => SnapshotJson.read(new String(bytes, UTF_8)))
+    MetadataFile.read(io, file(id))(bytes => SnapshotJson.read(new String(bytes, UTF_8)))
 
   /** The snapshot, or None when it does not exist (never did, or expired meanwhile). */
   def readIfExists(id: Long): Option[Snapshot] =
@@ -65,25 +74,33 @@ final class SnapshotManager(io: FileIO, paths: TablePaths) extends Serializable 
 
   /** Publishes a snapshot if its id is still free; the linearization point of every commit. */
   def publish(snapshot: Snapshot): Boolean = {
-    io.mkdirs(paths.snapshotDir)
-    val won = io.publish(paths.snapshotFile(snapshot.id), SnapshotJson.write(snapshot).getBytes(UTF_8))
-    if (won) writeHint(paths.latestHint, snapshot.id)
+    io.mkdirs(dir)
+    val won = io.publish(file(snapshot.id), SnapshotJson.write(snapshot).getBytes(UTF_8))
+    if (won) writeHint(latestHint, snapshot.id)
     won
   }
 
   /** Puts back the file of a tagged snapshot that expired (rollback to the tag); atomic, like a commit. */
   def restore(snapshot: Snapshot): Unit = {
-    io.mkdirs(paths.snapshotDir)
-    io.publish(paths.snapshotFile(snapshot.id), SnapshotJson.write(snapshot).getBytes(UTF_8))
+    io.mkdirs(dir)
+    io.publish(file(snapshot.id), SnapshotJson.write(snapshot).getBytes(UTF_8))
   }
 
-  def delete(id: Long): Unit = io.delete(paths.snapshotFile(id), recursive = false)
+  def delete(id: Long): Unit = io.delete(file(id), recursive = false)
 
-  def writeLatestHint(id: Long): Unit = writeHint(paths.latestHint, id)
-  def writeEarliestHint(id: Long): Unit = writeHint(paths.earliestHint, id)
+  def deleteHints(): Unit = Seq(latestHint, earliestHint).foreach(io.delete(_, recursive = false))
+
+  def writeLatestHint(id: Long): Unit = writeHint(latestHint, id)
+  def writeEarliestHint(id: Long): Unit = writeHint(earliestHint, id)
 
   // Best effort, as in Java: a stale hint only costs readers a directory listing.
-  private def writeHint(file: org.apache.hadoop.fs.Path, id: Long): Unit =
+  private def writeHint(file: Path, id: Long): Unit =
     try io.writeUtf8(file, id.toString)
     catch { case _: Exception => () }
+}
+
+object SnapshotManager {
+  /** The long-lived changelogs of one branch: `changelog/changelog-N`, with their own hints. */
+  def changelogs(io: FileIO, paths: TablePaths): SnapshotManager =
+    new SnapshotManager(io, paths.changelogDir, TablePaths.ChangelogPrefix)
 }

@@ -3,7 +3,7 @@ package paimonspark.table
 import java.nio.ByteBuffer
 import java.time.Instant
 
-import paimonspark.{InvalidOptionException, VersionNotFoundException}
+import paimonspark.{InvalidOptionException, SchemaMismatchException, VersionNotFoundException}
 import paimonspark.format.{CommitKind, DataFileMeta, FileKind, Snapshot}
 
 /**
@@ -60,14 +60,18 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
   /** The pieces of a position's snapshot, or None when it has not been committed yet. */
   def pieces(position: StreamPosition): Option[Seq[StreamPiece]] = {
     val key = (position.snapshotId, position.full)
-    last.filter(l => l._1 == key && snapshots.snapshotExists(position.snapshotId)).map(_._2).orElse {
+    last.filter(l => l._1 == key && (snapshots.snapshotExists(position.snapshotId) ||
+      table.changelogManager.snapshotExists(position.snapshotId))).map(_._2).orElse {
       val planned = plan(position)
       planned.foreach(p => last = Some(key -> p))
       planned
     }
   }
 
-  private def plan(position: StreamPosition): Option[Seq[StreamPiece]] = snapshots.readIfExists(position.snapshotId) match {
+  // A full read needs the snapshot; changes may come from a long-lived changelog.
+  private def plan(position: StreamPosition): Option[Seq[StreamPiece]] = (if (position.full) {
+    snapshots.readIfExists(position.snapshotId)
+  } else table.commitChanges(position.snapshotId)).map(checkSchema) match {
     case None =>
       if (snapshots.latestId().exists(_ >= position.snapshotId)) throw expired(position.snapshotId) else None
     case Some(s) if position.full =>
@@ -97,14 +101,41 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
         .flatMap(split => split.files.map(f => StreamPiece(s, split.copy(files = Seq(f)), full = false))))
   }
 
+  /**
+   * A stream's columns are fixed when it starts: every snapshot it reads must have written each of
+   * them under the same field id, name and type. A newer schema may add columns (not read); an
+   * older one may lack a column added since (read as null). Renamed, dropped or retyped columns
+   * stop the stream rather than read the wrong data.
+   */
+  private def checkSchema(s: Snapshot): Snapshot = {
+    if (s.schemaId != table.schema.id) {
+      val written = table.schemaManager.read(s.schemaId).fields.map(f => f.id -> f).toMap
+      table.schema.fields.foreach { f =>
+        val problem = written.get(f.id) match {
+          case Some(w) if w.name != f.name => Some(s"names it '${w.name}'")
+          case Some(w) if w.dataType.withNullable(true) != f.dataType.withNullable(true) =>
+            Some(s"wrote it as ${w.dataType.sql}, not ${f.dataType.sql}")
+          case None if s.schemaId > table.schema.id => Some("dropped it")
+          case _ => None
+        }
+        problem.foreach { p =>
+          throw new SchemaMismatchException(s"table ${table.name}: snapshot ${s.id}, written with schema ${s.schemaId}, " +
+            s"$p; this stream reads column '${f.name}' as schema ${table.schema.id} defines it. Start a new query " +
+            "(another checkpoint) to read the table as it is now")
+        }
+      }
+    }
+    s
+  }
+
   private def ordered(splits: Seq[DataSplit]): Seq[DataSplit] =
     splits.sortBy(s => (s.bucket, java.util.Base64.getEncoder.encodeToString(s.partitionBytes)))
 
   private def expired(id: Long): VersionNotFoundException =
     new VersionNotFoundException(s"table ${table.name}: snapshot $id, the next one this stream reads, has expired " +
-      s"(the earliest retained snapshot is ${snapshots.earliestId().getOrElse("none")}); keep snapshots longer " +
-      "(snapshot.time-retained, snapshot.num-retained.min) or give the stream a consumer-id, which keeps what it " +
-      "has not read")
+      s"(the earliest retained snapshot is ${table.earliestChangesId.getOrElse("none")}); keep snapshots longer " +
+      "(snapshot.time-retained, snapshot.num-retained.min), or their changes (changelog.time-retained, " +
+      "changelog.num-retained.min), or give the stream a consumer-id, which keeps what it has not read")
 
   /**
    * Where a new stream starts, by Paimon's `scan.mode` (default `latest-full`): the current state
@@ -113,7 +144,7 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
   def start(options: String => Option[String]): StreamPosition = {
     val latest = snapshots.latestId()
     def from(id: Long, full: Boolean): StreamPosition = {
-      val earliest = snapshots.earliestId().getOrElse(id)
+      val earliest = (if (full) snapshots.earliestId() else table.earliestChangesId).getOrElse(id)
       if (id < earliest) throw expired(id)
       StreamPosition(id, full, 0)
     }

@@ -66,6 +66,20 @@ final case class TableOptions(raw: Map[String, String]) {
   def expireConfig(nowMillis: Long): ExpireConfig = ExpireConfig(snapshotRetainMin, snapshotRetainMax,
     nowMillis - snapshotTimeRetained.toMillis, snapshotExpireLimit)
 
+  // Changelog retention defaults to the snapshots'; longer retention decouples it (Paimon's rule).
+  def changelogRetainMin: Int = get(ChangelogRetainMin).map(_.trim.toInt).getOrElse(snapshotRetainMin)
+  def changelogRetainMax: Int = get(ChangelogRetainMax).map(_.trim.toInt).getOrElse(snapshotRetainMax)
+  def changelogTimeRetained: java.time.Duration =
+    get(ChangelogTimeRetained).map(DurationText.parse(ChangelogTimeRetained, _)).getOrElse(snapshotTimeRetained)
+
+  /** Whether changes outlive their snapshots: expiry then keeps them as long-lived changelogs. */
+  def changelogDecoupled: Boolean = changelogRetainMax > snapshotRetainMax || changelogRetainMin > snapshotRetainMin ||
+    changelogTimeRetained.compareTo(snapshotTimeRetained) > 0
+
+  /** What a changelog expiry after a commit at `nowMillis` keeps. */
+  def changelogExpireConfig(nowMillis: Long): ExpireConfig = ExpireConfig(changelogRetainMin, changelogRetainMax,
+    nowMillis - changelogTimeRetained.toMillis, snapshotExpireLimit)
+
   def tagAutoCreation: String = get(TagAutomaticCreation).map(_.trim.toLowerCase).getOrElse("none")
   def tagCreationPeriod: String = get(TagCreationPeriod).map(_.trim.toLowerCase).getOrElse("daily")
   def tagCreationDelay: java.time.Duration =
@@ -125,6 +139,9 @@ object TableOptions {
   val SnapshotRetainMax = "snapshot.num-retained.max"
   val SnapshotTimeRetained = "snapshot.time-retained"
   val SnapshotExpireLimit = "snapshot.expire.limit"
+  val ChangelogRetainMin = "changelog.num-retained.min"
+  val ChangelogRetainMax = "changelog.num-retained.max"
+  val ChangelogTimeRetained = "changelog.time-retained"
   val DefaultExpireLimit = 50
   val CleanEmptyDirectories = "snapshot.clean-empty-directories"
   val TagAutomaticCreation = "tag.automatic-creation"
@@ -241,6 +258,9 @@ object TableOptions {
     SnapshotRetainMax -> int(1, Int.MaxValue),
     SnapshotTimeRetained -> duration,
     SnapshotExpireLimit -> int(1, Int.MaxValue),
+    ChangelogRetainMin -> int(1, Int.MaxValue),
+    ChangelogRetainMax -> int(1, Int.MaxValue),
+    ChangelogTimeRetained -> duration,
     CleanEmptyDirectories -> boolean,
     TagAutomaticCreation -> { (k, v) =>
       oneOf(Set("none", "process-time", "watermark", "batch"))(k, v)
@@ -265,11 +285,10 @@ object TableOptions {
   /** Paimon options that exist but are not implemented here yet: refused, never silently ignored. */
   private val knownUnsupported: Set[String] = Set(
     PrimaryKey, "bucket-function.type", "deletion-vectors.enabled", "deletion-vectors.bitmap64",
-    "changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained",
     "write-buffer-spillable", "metadata.stats-dense-store", "metadata.stats-keep-first-n-columns",
     "data-file.thin-mode", "data-file.external-paths", "data-file.path-directory", 
     "changelog-file.format", "file.suffix.include.compression", "row-tracking.enabled", "data-evolution.enabled",
-    "partition.expiration-time",
+    "partition.expiration-time", "consumer.changelog-only",
     "partition.timestamp-formatter", "partition.timestamp-pattern", "consumer-id",
     "scan.mode", "scan.snapshot-id", "scan.tag-name", "scan.timestamp-millis", "scan.timestamp",
     "incremental-between", "incremental-between-timestamp", "streaming-read-overwrite", "lookup.cache-max-memory-size",
@@ -300,6 +319,10 @@ object TableOptions {
     if (o.snapshotRetainMin > o.snapshotRetainMax) {
       throw new InvalidOptionException(SnapshotRetainMin, s"table option '$SnapshotRetainMin' (${o.snapshotRetainMin}) " +
         s"must not exceed '$SnapshotRetainMax' (${o.snapshotRetainMax})")
+    }
+    if (o.changelogRetainMin > o.changelogRetainMax) {
+      throw new InvalidOptionException(ChangelogRetainMin, s"table option '$ChangelogRetainMin' " +
+        s"(${o.changelogRetainMin}) must not exceed '$ChangelogRetainMax' (${o.changelogRetainMax})")
     }
   }
 }

@@ -21,9 +21,9 @@ object TagDeletion {
       val kept = HistoryAnchors.of(table) ++ snapshots.listIds().flatMap(snapshots.readIfExists)
       val candidates = expired.flatMap(files.data).toSet
       val keptData = files.liveAmong(kept, candidates)
-      val keptMeta = kept.flatMap(files.metadata).toSet
+      val keptMeta = kept.flatMap(files.metadata(_)).toSet
       candidates.filterNot(keptData).foreach(table.io.delete(_, recursive = false))
-      expired.flatMap(files.metadata).distinct.filterNot(keptMeta).foreach(table.io.delete(_, recursive = false))
+      expired.flatMap(files.metadata(_)).distinct.filterNot(keptMeta).foreach(table.io.delete(_, recursive = false))
     }
   }
 

@@ -141,4 +141,38 @@ class ChangelogInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(deleted(ourChanges("ours_diff", "1,4", "diff")) == Seq(Seq(3, "c")))
     assert(deleted(javaChanges("ours_diff", "1,4", "diff")) == Seq(Seq(3, "c"), Seq(4, "d")))
   }
+
+  test("decoupled changelog lifecycle: the files Java's expiries leave, and Java reads our long-lived changelogs") {
+    Seq("input", "none").foreach { producer =>
+      val t = s"ours_life_$producer"
+      sql(s"CREATE TABLE paimon.default.$t (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', " +
+        s"'changelog-producer' = '$producer', 'write-only' = 'true', 'snapshot.num-retained.min' = '1', " +
+        "'snapshot.num-retained.max' = '2', 'changelog.num-retained.min' = '1', 'changelog.num-retained.max' = '4')")
+      (1 to 5).foreach(i => sql(s"INSERT INTO paimon.default.$t VALUES ($i, 'v$i'), (${i + 1}, 'w$i')"))
+      sql(s"CALL paimon.sys.compact(table => 'default.$t')")
+      sql(s"INSERT INTO paimon.default.$t VALUES (9, 'last')")
+      val before = (1 to 7).map(id => id -> ourChanges(t, s"${id - 1},$id")).toMap
+      val javas = java.twin(s"default.$t", "java")
+      // Snapshots past the newest two go; their changes stay as changelog/changelog-N, in both engines.
+      val deleted = sql(s"CALL paimon.sys.expire_snapshots(table => 'default.$t', retain_max => 2)").head.getInt(0)
+      assert(deleted == 5 && java.expire(javas, retainMax = 2, retainMin = 1, changelogRetainMax = Some(4)) == 5)
+      assertSameLayout(s"default.$t", javas)
+      val longLived = java.table(s"default.$t").changelogManager()
+      assert((longLived.earliestLongLivedChangelogId().longValue, longLived.latestLongLivedChangelogId().longValue) == (1L, 5L))
+      assert(longLived.longLivedChangelog(3).id() == 3L)
+      // Their changes read as before, from the changelogs.
+      (1 to 7).foreach(id => assert(ourChanges(t, s"${id - 1},$id") == before(id), s"$producer changes of $id"))
+      // Changelogs past the newest four snapshots' worth go next, with what only they named.
+      val gone = sql(s"CALL paimon.sys.expire_changelogs(table => 'default.$t', retain_max => 4)").head.getInt(0)
+      assert(gone == 3 && java.expireChangelogs(javas, retainMax = 4, retainMin = 1) == 3)
+      assertSameLayout(s"default.$t", javas)
+      assert(java.rows(s"default.$t") == JavaPaimon.sorted(sql(s"SELECT * FROM paimon.default.$t").map(_.toSeq)))
+      (4 to 7).foreach(id => assert(ourChanges(t, s"${id - 1},$id") == before(id), s"$producer changes of $id"))
+    }
+  }
+
+  private def assertSameLayout(ours: String, javas: String): Unit = {
+    val (a, b) = (java.layout(ours), java.layout(javas))
+    assert(a == b, s"only ours: ${(a.toSet -- b.toSet).toSeq.sorted}; only Java's: ${(b.toSet -- a.toSet).toSeq.sorted}")
+  }
 }

@@ -109,9 +109,18 @@ final class JavaPaimon(warehouse: Path) extends AutoCloseable {
    * Java's own snapshot expiry. By default decided by count: with a day of time retention no snapshot
    * of a test is old enough to go for its age, so exactly those beyond `retainMax` go.
    */
-  def expire(name: String, retainMax: Int, retainMin: Int, timeRetained: Duration = Duration.ofDays(1)): Int =
-    table(name).newExpireSnapshots().config(ExpireConfig.builder().snapshotRetainMax(retainMax)
-      .snapshotRetainMin(retainMin).snapshotTimeRetain(timeRetained).snapshotMaxDeletes(Int.MaxValue).build())
+  def expire(name: String, retainMax: Int, retainMin: Int, timeRetained: Duration = Duration.ofDays(1),
+      changelogRetainMax: Option[Int] = None): Int = {
+    val config = ExpireConfig.builder().snapshotRetainMax(retainMax).snapshotRetainMin(retainMin)
+      .snapshotTimeRetain(timeRetained).snapshotMaxDeletes(Int.MaxValue)
+    changelogRetainMax.foreach(n => config.changelogRetainMax(n))
+    table(name).newExpireSnapshots().config(config.build()).expire()
+  }
+
+  /** Java's changelog expiry, decided by count as [[expire]] is. */
+  def expireChangelogs(name: String, retainMax: Int, retainMin: Int): Int =
+    table(name).newExpireChangelog().config(ExpireConfig.builder().snapshotRetainMax(retainMax)
+      .snapshotRetainMin(retainMin).snapshotTimeRetain(Duration.ofDays(1)).snapshotMaxDeletes(Int.MaxValue).build())
       .expire()
 
   private def dir(name: String): Path = {
@@ -126,12 +135,12 @@ final class JavaPaimon(warehouse: Path) extends AutoCloseable {
     s"${name}_$suffix"
   }
 
-  /** Every file of a table by path relative to the table, with the contents of the snapshot hint files. */
+  /** Every file of a table by path relative to the table, with the contents of the snapshot and changelog hints. */
   def layout(name: String): Map[String, String] = {
     val root = dir(name)
     Files.walk(root).iterator().asScala.filter(Files.isRegularFile(_))
       .filterNot(_.getFileName.toString.endsWith(".crc"))
-      .map(p => root.relativize(p).toString -> (if (p.getParent.getFileName.toString == "snapshot" &&
+      .map(p => root.relativize(p).toString -> (if (Set("snapshot", "changelog")(p.getParent.getFileName.toString) &&
         Set("EARLIEST", "LATEST")(p.getFileName.toString)) Files.readString(p).trim else "")).toMap
   }
 

@@ -24,6 +24,7 @@ trait PaimonProcedures extends ProcedureCatalog {
     "delete_branch" -> new DeleteBranchProcedure(procedureTable),
     "fast_forward" -> new FastForwardProcedure(procedureTable),
     "expire_snapshots" -> new ExpireSnapshotsProcedure(procedureTable),
+    "expire_changelogs" -> new ExpireChangelogsProcedure(procedureTable),
     "remove_orphan_files" -> new RemoveOrphanFilesProcedure(procedureTable))
 
   override def loadProcedure(ident: Identifier): UnboundProcedure =

@@ -56,7 +56,7 @@ final class PaimonMicroBatchStream(table: FileStoreTable, options: Map[String, S
 
   override def initialOffset(): Offset = PaimonOffset(
     consumerId.flatMap(id => table.consumerManager.list().find(_._1 == id)).map { case (_, next) =>
-      StreamPosition(math.max(next, table.snapshotManager.earliestId().getOrElse(next)), full = false, 0)
+      StreamPosition(math.max(next, table.earliestChangesId.getOrElse(next)), full = false, 0)
     }.getOrElse(planner.start(option)))
 
   override def deserializeOffset(json: String): Offset = PaimonOffset.parse(json)

@@ -10,19 +10,35 @@ import org.apache.spark.sql.types.StructType
 /**
  * A scan builder whose scans also stream. Spark builds the same way for batch and for streaming
  * reads (a stream is built without pushed columns or filters), so every scan of a table must be
- * able to become a [[MicroBatchStream]]; this adds that to a batch scan builder.
+ * able to become a [[MicroBatchStream]]; this adds that to a batch scan builder. The batch side is
+ * made only when used: a stream's start options (`scan.snapshot-id` of a snapshot that expired,
+ * whose changes are a long-lived changelog) need not name a state a batch read could travel to.
  */
-final class StreamableScanBuilder(batch: ScanBuilder, stream: () => MicroBatchStream)
+final class StreamableScanBuilder(makeBatch: => ScanBuilder, stream: () => MicroBatchStream)
     extends ScanBuilder with SupportsPushDownRequiredColumns with SupportsPushDownFilters {
 
-  override def pruneColumns(requiredSchema: StructType): Unit = batch match {
-    case b: SupportsPushDownRequiredColumns => b.pruneColumns(requiredSchema)
-    case _ => ()
+  // Columns and filters are handed to the batch builder when it is made.
+  private var columns: Option[StructType] = None
+  private var filters = Array.empty[Filter]
+  private lazy val batch = {
+    val b = makeBatch
+    (b, columns) match {
+      case (p: SupportsPushDownRequiredColumns, Some(c)) => p.pruneColumns(c)
+      case _ => ()
+    }
+    b match {
+      case p: SupportsPushDownFilters if filters.nonEmpty => p.pushFilters(filters)
+      case _ => ()
+    }
+    b
   }
 
-  override def pushFilters(filters: Array[Filter]): Array[Filter] = batch match {
-    case b: SupportsPushDownFilters => b.pushFilters(filters)
-    case _ => filters
+  override def pruneColumns(requiredSchema: StructType): Unit = columns = Some(requiredSchema)
+
+  // Filters only ever select files: Spark evaluates every one of them again after the scan.
+  override def pushFilters(filters: Array[Filter]): Array[Filter] = {
+    this.filters = filters
+    filters
   }
 
   override def pushedFilters(): Array[Filter] = batch match {
@@ -33,15 +49,19 @@ final class StreamableScanBuilder(batch: ScanBuilder, stream: () => MicroBatchSt
   override def build(): Scan = new StreamableScan(batch.build(), stream)
 }
 
-/** A batch scan that streams too. */
-final class StreamableScan(batch: Scan, stream: () => MicroBatchStream) extends Scan with SupportsReportStatistics {
-  override def readSchema(): StructType = batch.readSchema()
-  override def description(): String = batch.description()
-  override def toBatch: Batch = batch.toBatch
+/**
+ * A batch scan that streams too; the batch scan is built when first used. Spark describes and sizes
+ * a stream's scan before it starts, when the batch side may name no readable state: then the scan
+ * describes itself as a stream of unknown size.
+ */
+final class StreamableScan(makeBatch: => Scan, stream: () => MicroBatchStream) extends Scan with SupportsReportStatistics {
+  private lazy val batch = scala.util.Try(makeBatch)
+  override def readSchema(): StructType = batch.get.readSchema()
+  override def description(): String = batch.map(_.description()).getOrElse("PaimonStream")
+  override def toBatch: Batch = batch.get.toBatch
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream = stream()
-  override def columnarSupportMode(): Scan.ColumnarSupportMode = batch.columnarSupportMode()
-  override def estimateStatistics(): Statistics = batch match {
-    case s: SupportsReportStatistics => s.estimateStatistics()
+  override def estimateStatistics(): Statistics = batch.toOption match {
+    case Some(s: SupportsReportStatistics) => s.estimateStatistics()
     case _ => new Statistics {
       override def sizeInBytes(): OptionalLong = OptionalLong.empty()
       override def numRows(): OptionalLong = OptionalLong.empty()
