@@ -45,16 +45,24 @@ def test_changes_between_settled_snapshots_rebuild_the_later_state(spark, produc
               f"'merge-engine' = '{engine}', 'rowkind.field' = 'op'{extra})")
     rng = random.Random(f"{producer}-{engine}")
     settled = [0]
+    overwrites: set[int] = set()
     for commit in range(COMMITS):
+        # One commit overwrites the table: its changes are in no changelog (Paimon's streams skip overwrites), so
+        # replays stop at it; diffs compare states across it.
+        overwrite = commit == 3
         keys = rng.sample(range(KEYS), rng.randint(1, 6))
         values = []
         for k in keys:
-            if deletes and rng.random() < 0.25:
+            if deletes and not overwrite and rng.random() < 0.25:
                 values.append(f"({k}, NULL, NULL, '-D')")
             else:
                 w = "NULL" if rng.random() < 0.3 else f"'w{commit}'"
                 values.append(f"({k}, {rng.randint(1, 50)}, {w}, '+I')")
-        spark.sql(f"INSERT INTO paimon.default.{name} VALUES {', '.join(values)}")
+        verb = "INSERT OVERWRITE" if overwrite else "INSERT INTO"
+        spark.sql(f"{verb} paimon.default.{name} VALUES {', '.join(values)}")
+        if overwrite:
+            overwrites.add(spark.sql(f"SELECT max(snapshot_id) FROM paimon.default.`{name}$snapshots` "
+                                     "WHERE commit_kind = 'OVERWRITE'").first()[0])
         if rng.random() < 0.3:
             spark.sql(f"CALL paimon.sys.compact(table => 'default.{name}')")
         snaps = spark.sql(f"SELECT snapshot_id, commit_kind FROM paimon.default.`{name}$snapshots`").collect()
@@ -87,7 +95,8 @@ def test_changes_between_settled_snapshots_rebuild_the_later_state(spark, produc
 
     for i, start in enumerate(settled):
         for end in settled[i + 1:]:
-            assert replay(start, end) == states[end], (name, start, end)
+            if not any(start < o <= end for o in overwrites):
+                assert replay(start, end) == states[end], (name, start, end)
     check_diffs(spark, name, latest)
     # A range read holds exactly the changes of the commits in it.
     middle = settled[len(settled) // 2]
