@@ -35,6 +35,9 @@ def test_malformed_option_values_name_the_option(spark, warehouse, option, value
 def test_snapshot_retention_min_above_max_is_refused(spark, warehouse):
     with pytest.raises(InvalidOptionError, match="snapshot.num-retained.min' \\(10\\) must not exceed"):
         spark.sql("CREATE TABLE paimon.default.retention (a INT) TBLPROPERTIES ('snapshot.num-retained.max' = '5')")
+    # The changelog's bounds default to the snapshots': a lone max below their min is refused too.
+    with pytest.raises(InvalidOptionError, match="changelog.num-retained.min' \\(10\\) must not exceed"):
+        spark.sql("CREATE TABLE paimon.default.retention (a INT) TBLPROPERTIES ('changelog.num-retained.max' = '5')")
     assert not table_dir(warehouse, "retention").exists()
 
 
@@ -42,7 +45,7 @@ def test_snapshot_retention_min_above_max_is_refused(spark, warehouse):
     ("bucket", "4"),
     ("deletion-vectors.enabled", "true"),
     ("file.format", "orc"),
-    ("changelog.num-retained.max", "5"),
+    ("consumer.changelog-only", "true"),
 ])
 def test_valid_paimon_options_not_supported_yet_say_so(spark, warehouse, option, value):
     with pytest.raises(UnsupportedFeatureError, match=f"'{option}'.*(not supported yet|does not support yet)"):
