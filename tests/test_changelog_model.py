@@ -103,6 +103,17 @@ def test_changes_between_settled_snapshots_rebuild_the_later_state(spark, produc
     for start, end in [(settled[0], settled[-1]), (settled[0], middle), (middle, settled[-1])]:
         expected = [r for (a, b), rs in steps.items() if start <= a and b <= end for r in rs]
         assert sorted(changes(spark, name, start, end), key=str) == sorted(expected, key=str), (name, start, end)
+    # Spark's changelog API, through the SQL clause and the DataFrame reader, gives the same changes as change types.
+    spark_types = {"+I": "insert", "-U": "update_preimage", "+U": "update_postimage", "-D": "delete"}
+    for start, end, df in [
+        (settled[0], middle, spark.sql(f"SELECT * FROM paimon.default.{name} CHANGES FROM VERSION {settled[0] + 1} "
+                                       f"TO VERSION {middle}")),
+        (middle, settled[-1], spark.read.option("startingVersion", middle + 1).option("endingVersion", settled[-1])
+         .changes(f"paimon.default.{name}"))]:
+        got = [tuple(r) for r in df.select("_change_type", "id", "v", "w").collect()]
+        expected = [(spark_types[k], i, v, w) for (a, b), rs in steps.items() if start <= a and b <= end
+                    for k, i, v, w in rs]
+        assert sorted(got, key=str) == sorted(expected, key=str), (name, start, end)
 
 
 def check_diffs(spark, name: str, latest: int) -> None:
