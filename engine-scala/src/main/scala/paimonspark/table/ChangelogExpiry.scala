@@ -37,14 +37,14 @@ final class ChangelogExpiry(table: FileStoreTable) {
     val kept = changelogs.readIfExists(endExclusive).toSeq ++ table.snapshotManager.earliestId()
       .flatMap(table.snapshotManager.readIfExists) ++ anchors
     // As in snapshot expiry: without a producer a commit's changes are its data files.
-    val (withoutProducer, withProducer) =
-      expired.partition(_ => table.options.changelogProducer == ChangelogProducer.None)
-    val removed = withoutProducer.flatMap(files.removedBy).map(_._2).toSet
+    val changesInData = table.options.changelogProducer == ChangelogProducer.None
+    val removed = if (changesInData) expired.flatMap(files.removedBy).map(_._2).toSet else Set.empty[Path]
     val keptData = files.liveAmong(kept, removed)
-    (withProducer.flatMap(files.changelog) ++ removed.filterNot(keptData)).foreach(deleteFile)
+    val changelogFiles = if (changesInData) Nil else expired.flatMap(files.changelog)
+    (changelogFiles ++ removed.filterNot(keptData)).foreach(deleteFile)
     val keptMeta = kept.flatMap(files.metadata(_)).toSet
-    val doomed = (withProducer.flatMap(files.metadata(_, dataLists = false)) ++
-      withoutProducer.flatMap(files.metadata(_, changelogList = false))).distinct.filterNot(keptMeta)
+    val doomed = expired.flatMap(files.metadata(_, dataLists = changesInData, changelogList = !changesInData)).distinct
+      .filterNot(keptMeta)
     val roots = expired.flatMap(files.roots).toSet
     (doomed.filterNot(roots) ++ doomed.filter(roots)).foreach(deleteFile)
     expired.foreach(c => changelogs.delete(c.id))

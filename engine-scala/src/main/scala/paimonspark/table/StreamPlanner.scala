@@ -57,6 +57,9 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
   // again says so).
   private var last: Option[((Long, Boolean), Seq[StreamPiece])] = None
 
+  // Schemas found to fit the stream's columns: each is read and checked once.
+  private val checkedSchemas = scala.collection.mutable.Set(table.schema.id)
+
   /** The pieces of a position's snapshot, or None when it has not been committed yet. */
   def pieces(position: StreamPosition): Option[Seq[StreamPiece]] = {
     val key = (position.snapshotId, position.full)
@@ -108,7 +111,7 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
    * stop the stream rather than read the wrong data.
    */
   private def checkSchema(s: Snapshot): Snapshot = {
-    if (s.schemaId != table.schema.id) {
+    if (!checkedSchemas(s.schemaId)) {
       val written = table.schemaManager.read(s.schemaId).fields.map(f => f.id -> f).toMap
       table.schema.fields.foreach { f =>
         val problem = written.get(f.id) match {
@@ -124,6 +127,7 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
             "(another checkpoint) to read the table as it is now")
         }
       }
+      checkedSchemas += s.schemaId
     }
     s
   }

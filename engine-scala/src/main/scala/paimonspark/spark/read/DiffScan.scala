@@ -104,9 +104,11 @@ final class DiffReaderFactory(files: ParquetFileReader, rowSchema: StructType, s
    * until that side is advanced, which happens only on the call after its row was handed out.
    */
   private final class KeyDiff(before: SortedRunMerge, after: SortedRunMerge, retractions: Boolean) extends Changes {
-    private val values = StructType(rowSchema.drop(system))
-    private val (beforeValues, afterValues) = Seq.fill(2)(UnsafeProjection.create(values.fields.indices.map(i =>
-      BoundReference(system + i, values(i).dataType, nullable = true)))) match { case Seq(b, a) => (b, a) }
+    // Each side's row is compared as the bytes of its columns; one projection per side, as each reuses its row.
+    private def valueBytes() = UnsafeProjection.create((system until rowSchema.length).map(i =>
+      BoundReference(i, rowSchema(i).dataType, nullable = true)))
+    private val beforeValues = valueBytes()
+    private val afterValues = valueBytes()
     private var (b, a) = (null: InternalRow, null: InternalRow)
     private var (advanceBefore, advanceAfter, pendingAfter) = (true, true, false)
 
@@ -123,8 +125,10 @@ final class DiffReaderFactory(files: ParquetFileReader, rowSchema: StructType, s
         if (advanceAfter) { a = live(after); advanceAfter = false }
         if (b == null && a == null) return false
         val c = if (b == null) 1 else if (a == null) -1 else keyOrdering.compare(b, a)
-        if (c < 0) { advanceBefore = true; if (retractions) return emit(KeyValue.Delete, b) else { b = live(before); advanceBefore = false } }
-        else if (c > 0) { advanceAfter = true; return emit(KeyValue.Insert, a) }
+        if (c < 0) {
+          if (retractions) { advanceBefore = true; return emit(KeyValue.Delete, b) }
+          b = live(before)
+        } else if (c > 0) { advanceAfter = true; return emit(KeyValue.Insert, a) }
         else if (beforeValues(b) == afterValues(a)) { b = live(before); advanceAfter = true }
         else if (retractions) { advanceBefore = true; pendingAfter = true; return emit(KeyValue.UpdateBefore, b) }
         else { b = live(before); advanceAfter = true; return emit(KeyValue.UpdateAfter, a) }

@@ -43,7 +43,8 @@ final class PaimonMicroBatchStream(table: FileStoreTable, options: Map[String, S
     extends MicroBatchStream with SupportsTriggerAvailableNow {
 
   private def option(key: String): Option[String] = options.get(key).orElse(options.find(_._1.equalsIgnoreCase(key)).map(_._2))
-  private val planner = new StreamPlanner(table, option(StreamPlanner.ReadOverwriteKey).exists(_.trim.toBoolean))
+  private val readOverwrite = option(StreamPlanner.ReadOverwriteKey).exists(_.trim.toBoolean)
+  private val planner = new StreamPlanner(table, readOverwrite)
   private val consumerId = option(PaimonMicroBatchStream.ConsumerIdKey).map(_.trim).filter(_.nonEmpty)
   private val outputSchema = ChangeScanBuilder.schema(table, added)
   private var availableNowEnd: Option[StreamPosition] = None
@@ -186,7 +187,7 @@ final class PaimonMicroBatchStream(table: FileStoreTable, options: Map[String, S
     (snapshotParts ++ changeFiles ++ overwritten).toArray
   }
 
-  override def createReaderFactory(): PartitionReaderFactory = new StreamReaderFactory(table, outputSchema, added)
+  override def createReaderFactory(): PartitionReaderFactory = new StreamReaderFactory(table, outputSchema, added, readOverwrite)
 
   override def commit(end: Offset): Unit = {
     val position = end.asInstanceOf[PaimonOffset].position

@@ -22,7 +22,7 @@ final case class SnapshotPart(part: InputPartition, factory: PartitionReaderFact
  * ones): change files as [[ChangeScan]] reads them, an overwrite's buckets as [[DiffScan]] does, a
  * full read's rows as inserts of its snapshot.
  */
-final class StreamReaderFactory(table: FileStoreTable, output: StructType, added: ChangeColumns)
+final class StreamReaderFactory(table: FileStoreTable, output: StructType, added: ChangeColumns, readsOverwrites: Boolean)
     extends PartitionReaderFactory {
 
   private val changes: ChangeReaderFactory = {
@@ -30,11 +30,13 @@ final class StreamReaderFactory(table: FileStoreTable, output: StructType, added
     scan.createReaderFactory().asInstanceOf[ChangeReaderFactory]
   }
 
-  private lazy val diffs = DiffReaderFactory.of(table, output, added)
+  // Made here, on the driver, like `changes`: its Parquet reader needs the session. Only streams that
+  // read overwrites of a primary-key table get diff splits.
+  private val diffs = if (readsOverwrites && table.isPrimaryKeyTable) Some(DiffReaderFactory.of(table, output, added)) else None
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = partition match {
     case c: ChangeSplit => changes.createReader(c)
-    case d: DiffSplit => diffs.createReader(d)
+    case d: DiffSplit => diffs.get.createReader(d)
     case s: SnapshotPart =>
       val rows = s.factory.createReader(s.part)
       val extras = (added.leading ++ added.trailing).map(_.name)
