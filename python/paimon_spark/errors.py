@@ -60,6 +60,11 @@ class SchemaMismatchError(PaimonError):
     retyped one of its columns; the message names the table, snapshot and column."""
 
 
+class SchemaChangeError(PaimonError):
+    """A schema change Paimon's rules refuse, such as dropping a primary-key column or a lossy type change; the
+    message names the table and column, and nothing was changed."""
+
+
 _BY_JVM_CLASS: Dict[str, Type[PaimonError]] = {
     "paimonspark.PaimonException": PaimonError,
     "paimonspark.CommitConflictException": CommitConflictError,
@@ -72,6 +77,7 @@ _BY_JVM_CLASS: Dict[str, Type[PaimonError]] = {
     "paimonspark.VersionNotFoundException": VersionNotFoundError,
     "paimonspark.VersionAlreadyExistsException": VersionAlreadyExistsError,
     "paimonspark.SchemaMismatchException": SchemaMismatchError,
+    "paimonspark.SchemaChangeException": SchemaChangeError,
 }
 
 

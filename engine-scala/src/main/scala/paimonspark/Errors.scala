@@ -42,3 +42,11 @@ final class VersionAlreadyExistsException(message: String) extends PaimonExcepti
  * whose schema renamed, dropped or retyped one of its columns; names the table, snapshot and column.
  */
 final class SchemaMismatchException(message: String) extends PaimonException(message)
+
+/**
+ * A schema change Paimon's rules refuse (a partition or primary-key column dropped, renamed or
+ * retyped, a lossy type change, a column that does not exist or already does); names the table and
+ * the column. Nothing was changed.
+ */
+final class SchemaChangeException(val table: String, val column: String, message: String)
+    extends PaimonException(message)

@@ -83,6 +83,23 @@ object SparkTypes {
     StructField(f.name, sparkType, f.dataType.nullable, meta.build())
   })
 
+  /**
+   * The fields of `fields` that `required` names, in its order, each cut down to the nested fields
+   * it names: Spark asks for parts of structs, also inside arrays and map values.
+   */
+  def prune(fields: Seq[DataField], required: StructType): Seq[DataField] = required.fields.toSeq.map { r =>
+    val f = fields.find(_.name.equalsIgnoreCase(r.name)).getOrElse(
+      throw new IllegalArgumentException(s"column '${r.name}' is not among ${fields.map(_.name).mkString(", ")}"))
+    f.copy(dataType = pruneType(f.dataType, r.dataType))
+  }
+
+  private def pruneType(t: DataType, required: SType): DataType = (t, required) match {
+    case (r: RowType, s: StructType) => r.copy(fields = prune(r.fields, s))
+    case (a: ArrayType, s: SArray) => a.copy(element = pruneType(a.element, s.elementType))
+    case (m: MapType, s: SMap) => m.copy(key = pruneType(m.key, s.keyType), value = pruneType(m.value, s.valueType))
+    case _ => t
+  }
+
   /** A Paimon type as data files hold it and readers produce it: CHAR/VARCHAR as strings. */
   def physicalType(t: DataType): SType = CharVarcharUtils.replaceCharVarcharWithString(toSpark(t))
 

@@ -82,7 +82,7 @@ final class Compactor(
       changelog: Option[ChangelogOutput]): Seq[DataFileMeta] = {
     val opened = ArrayBuffer.empty[DataFileReader.Rows]
     def rows(files: Seq[DataFileMeta]): Iterator[InternalRow] = files.iterator.flatMap { f =>
-      val r = reader.open(new Path(bucketDir, f.fileName), f.fileSize)
+      val r = reader.open(new Path(bucketDir, f.fileName), f.fileSize, f.schemaId)
       opened += r
       r
     }

@@ -56,7 +56,7 @@ final class LevelLookup(files: Seq[DataFileMeta], ranges: KeyRanges, reader: Dat
 
   private def open(file: DataFileMeta): Unit = {
     close()
-    rows = reader.open(new Path(bucketDir, file.fileName), file.fileSize)
+    rows = reader.open(new Path(bucketDir, file.fileName), file.fileSize, file.schemaId)
     advance()
   }
 

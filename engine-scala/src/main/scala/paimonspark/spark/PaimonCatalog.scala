@@ -142,18 +142,7 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
       case t: SparkTable if t.store.paths.branch == TablePaths.MainBranch => t
       case _ => throw new UnsupportedFeatureException(s"ALTER TABLE ${ident.name()}: only a table itself can be altered")
     }
-    val set = changes.collect { case s: TableChange.SetProperty => s.property() -> s.value() }.toMap
-    val removed = changes.collect { case r: TableChange.RemoveProperty => r.property() }.toSet
-    changes.find(c => !c.isInstanceOf[TableChange.SetProperty] && !c.isInstanceOf[TableChange.RemoveProperty])
-      .foreach { c =>
-        throw new UnsupportedFeatureException(
-          s"table ${table.name()}: ALTER TABLE ${c.getClass.getSimpleName} is not supported yet")
-      }
-    val comment = set.get("comment")
-    val reserved = (set.keySet ++ removed).intersect(SparkSchemas.ReservedProperties - "comment")
-    reserved.headOption.foreach(k => throw new UnsupportedFeatureException(s"table ${table.name()}: '$k' cannot be altered"))
-    val altered = SchemaChanges.alterOptions(table.store, set - "comment", removed - "comment", comment,
-      removed.contains("comment"))
+    val altered = SchemaChanges.alter(table.store, table.name(), TableChanges.toPaimon(table.name(), table.store.schema, changes))
     new SparkTable(altered, table.name())
   }
 

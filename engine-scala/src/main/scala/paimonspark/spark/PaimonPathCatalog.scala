@@ -15,7 +15,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format.TablePaths
 import paimonspark.fs.{FileIO, HadoopConf}
-import paimonspark.table.{FileStoreTable, SchemaManager}
+import paimonspark.table.{FileStoreTable, SchemaChanges, SchemaManager}
 
 /**
  * A catalog whose table names are paths (`paimon_path.`/data/t``). Path-based DataFrame writes go
@@ -79,8 +79,10 @@ class PaimonPathCatalog extends TableLoading with PaimonFunctions {
       properties: util.Map[String, String]): Table =
     createTable(ident, schema.fields.map(f => Column.create(f.name, f.dataType, f.nullable)), partitions, properties)
 
-  override def alterTable(ident: Identifier, changes: TableChange*): Table =
-    throw new UnsupportedFeatureException(s"ALTER TABLE of path-based table ${ident.name()} is not supported")
+  override def alterTable(ident: Identifier, changes: TableChange*): Table = {
+    val store = FileStoreTable.load(io, location(ident))
+    new SparkTable(SchemaChanges.alter(store, ident.name(), TableChanges.toPaimon(ident.name(), store.schema, changes)), ident.name())
+  }
 
   /** Only used by Spark to undo a failed create-and-write. */
   override def dropTable(ident: Identifier): Boolean = tableExists(ident) && io.delete(location(ident), recursive = true)

@@ -2,9 +2,8 @@ package paimonspark.table
 
 import java.nio.ByteBuffer
 
-import scala.collection.mutable
 
-import paimonspark.format.{DataFileMeta, DataFileReader, FileKind, FileSource, ManifestEntry, TableSchema}
+import paimonspark.format.{DataFileMeta, DataFileReader, FileKind, FileSource, ManifestEntry}
 
 /** Small files of one partition of an append table, to be rewritten together in this order. */
 final case class AppendCompactTask(partition: Array[Byte], bucket: Int, files: Seq[DataFileMeta]) {
@@ -28,26 +27,12 @@ object AppendCompaction {
   def plan(table: FileStoreTable, filter: Option[Predicate], partitions: Option[Set[ByteBuffer]] = None)
       : Seq[AppendCompactTask] = {
     val picker = AppendCompactPicker.of(table.options)
-    val rewritable = rewritableFiles(table)
     table.newScan().plan(table.snapshotManager.latest(), filter)
       .filter(split => partitions.forall(_.contains(ByteBuffer.wrap(split.partitionBytes))))
       .flatMap { split =>
-        picker.pick(split.files.filter(rewritable)).map(AppendCompactTask(split.partitionBytes, split.bucket, _))
+        // Another engine's ORC or Avro files cannot be read here, so they stay as they are.
+        picker.pick(split.files.filter(_.fileName.endsWith(".parquet"))).map(AppendCompactTask(split.partitionBytes, split.bucket, _))
       }
-  }
-
-  /**
-   * Files this engine can rewrite without losing anything: Parquet files (another engine's ORC or
-   * Avro files cannot be read here) whose columns are the table's current ones. Rows are read by
-   * column name, so a file from before a column was renamed or retyped would come back with nulls,
-   * and rewriting it would make that loss permanent: such files are left as they are.
-   */
-  private def rewritableFiles(table: FileStoreTable): DataFileMeta => Boolean = {
-    def columns(schema: TableSchema) = schema.fields.map(f => (f.id, f.name, f.dataType))
-    val current = columns(table.schema)
-    val sameColumns = mutable.Map(table.schema.id -> true)
-    file => file.fileName.endsWith(".parquet") &&
-      sameColumns.getOrElseUpdate(file.schemaId, columns(table.schemaManager.read(file.schemaId)) == current)
   }
 
   /**
@@ -58,7 +43,7 @@ object AppendCompaction {
     val writer = new AppendWriter(table, FileSource.Compact, task.files.head.minSequenceNumber)
     try {
       task.files.foreach { file =>
-        val rows = reader.open(table.dataFilePath(task.partition, task.bucket, file), file.fileSize)
+        val rows = reader.open(table.dataFilePath(task.partition, task.bucket, file), file.fileSize, file.schemaId)
         try rows.foreach(writer.write)
         finally rows.close()
       }

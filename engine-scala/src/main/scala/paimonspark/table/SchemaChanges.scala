@@ -2,6 +2,8 @@ package paimonspark.table
 
 import paimonspark.{CommitConflictException, InvalidOptionException, UnsupportedFeatureException}
 import paimonspark.format.{AtomicType, DataField, DataTypes, TableSchema}
+import paimonspark.lsm.MergeEngineSpec
+import paimonspark.table.SchemaChange._
 
 /** Builds the first schema of a new table and the next version of an existing one. */
 object SchemaChanges {
@@ -55,29 +57,62 @@ object SchemaChanges {
   }
 
   /**
-   * Sets and removes options (and the comment), as ALTER TABLE SET/UNSET TBLPROPERTIES does, in a
-   * new schema version.
+   * Applies `changes` in order as one new schema version, validated as a whole before it is
+   * published. A schema another writer published meanwhile is taken as the base and the changes
+   * are applied again on top of it, as Paimon does; a change that no longer applies there fails.
+   * Errors call the table `name`.
    */
-  def alterOptions(
-      table: FileStoreTable,
-      set: Map[String, String],
-      remove: Set[String],
-      comment: Option[String],
-      removeComment: Boolean): FileStoreTable = {
-    val name = table.location.toString
-    (set.keySet ++ remove).find(TableOptions.Immutable.contains).foreach { k =>
-      throw new UnsupportedFeatureException(s"table $name: option '$k' cannot be changed after the table is created")
+  def alter(table: FileStoreTable, name: String, changes: Seq[SchemaChange]): FileStoreTable = {
+    changes.foreach {
+      case SetOption(k, _) if TableOptions.Immutable(k) => immutable(name, k)
+      case RemoveOption(k) if TableOptions.Immutable(k) => immutable(name, k)
+      case _ => ()
     }
-    TableOptions.validate(set)
+    TableOptions.validate(changes.collect { case SetOption(k, v) => k -> v }.toMap)
     var attempt = 0
     while (attempt < 10) {
-      val current = table.schemaManager.latestOrFail()
-      val next = current.copy(id = current.id + 1, options = current.options ++ set -- remove,
-        comment = if (removeComment) None else comment.orElse(current.comment), timeMillis = System.currentTimeMillis())
-      KeyLayout.of(name, next)
+      val next = applied(name, table.schemaManager.latestOrFail(), changes)
       if (table.schemaManager.publish(next)) return new FileStoreTable(table.io, table.paths, next)
       attempt += 1
     }
     throw new CommitConflictException(s"table $name: schema changed concurrently 10 times; ALTER TABLE gave up")
+  }
+
+  private def immutable(table: String, key: String): Nothing =
+    throw new UnsupportedFeatureException(s"table $table: option '$key' cannot be changed after the table is created")
+
+  private def applied(name: String, current: TableSchema, changes: Seq[SchemaChange]): TableSchema = {
+    val columns = new ColumnChanges(name, current)
+    val next = changes.foldLeft(current) { (schema, change) =>
+      change match {
+        case SetOption(k, v) => schema.copy(options = schema.options + (k -> v))
+        case RemoveOption(k) => schema.copy(options = schema.options - k)
+        case UpdateComment(c) => schema.copy(comment = c)
+        case r @ RenameColumn(Seq(column), newName) =>
+          val renamed = (c: String) => if (c == column) newName else c
+          schema.copy(fields = columns(schema.fields, r), primaryKeys = schema.primaryKeys.map(renamed),
+            options = RenamedOptions(schema.options, renamed))
+        case c => schema.copy(fields = columns(schema.fields, c))
+      }
+    }.copy(id = current.id + 1, highestFieldId = columns.highestFieldId, timeMillis = System.currentTimeMillis())
+    KeyLayout.of(name, next)
+    if (next.primaryKeys.nonEmpty) MergeEngineSpec.of(name, next)
+    next
+  }
+}
+
+/** Options naming columns, with a renamed column's name changed in their keys and values. */
+private object RenamedOptions {
+  private val ColumnListValues = Set(TableOptions.BucketKey, "sequence.field")
+  private val FieldKey = """fields\.(.+)\.([^.]+)""".r
+
+  def apply(options: Map[String, String], renamed: String => String): Map[String, String] = {
+    def list(v: String) = v.split(",").map(c => renamed(c.trim)).mkString(",")
+    options.map {
+      case (k, v) if ColumnListValues(k) => k -> list(v)
+      case (FieldKey(columns, "sequence-group"), v) => s"fields.${list(columns)}.sequence-group" -> list(v)
+      case (FieldKey(columns, option), v) => s"fields.${list(columns)}.$option" -> v
+      case other => other
+    }
   }
 }

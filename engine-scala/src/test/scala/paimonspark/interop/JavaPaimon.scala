@@ -10,7 +10,7 @@ import org.apache.paimon.catalog.{Catalog, CatalogContext, CatalogFactory, Ident
 import org.apache.paimon.data.{BinaryString, Decimal, GenericRow, InternalRow, Timestamp}
 import org.apache.paimon.disk.IOManager
 import org.apache.paimon.options.{ExpireConfig, Options}
-import org.apache.paimon.schema.Schema
+import org.apache.paimon.schema.{Schema, SchemaChange}
 import org.apache.paimon.table.FileStoreTable
 import org.apache.paimon.table.source.DataSplit
 import org.apache.paimon.types.RowKind
@@ -39,6 +39,10 @@ final class JavaPaimon(warehouse: Path) extends AutoCloseable {
     catalog.createTable(Identifier.fromString(name), schema, false)
     table(name)
   }
+
+  /** Changes a table's schema as Java's catalog does it (`catalog.alterTable`). */
+  def alter(name: String, changes: SchemaChange*): Unit =
+    catalog.alterTable(Identifier.fromString(name), changes.asJava, false)
 
   /**
    * Every row of a batch read of a table, a branch or a system table ("db.t$snapshots"), with scan

@@ -14,7 +14,8 @@ import paimonspark.lsm.KeyValue
 import paimonspark.table.{CommitChanges, FileStoreTable}
 
 /** One commit's file of changes, with what every row read from it carries. */
-final case class ChangeFile(path: String, size: Long, partitionValues: InternalRow, snapshotId: Long, commitMicros: Long)
+final case class ChangeFile(path: String, size: Long, schemaId: Long, partitionValues: InternalRow, snapshotId: Long,
+    commitMicros: Long)
 
 /** Change files read by one task, in commit order. */
 final case class ChangeSplit(files: Array[ChangeFile]) extends InputPartition
@@ -62,10 +63,6 @@ final class ChangeScan(table: FileStoreTable, planCommits: () => Seq[CommitChang
 
   private val schema = table.schema
   private val partitionNames = schema.partitionKeys.toSet
-  private val addedNames = (added.leading ++ added.trailing).map(_.name).toSet
-  private val tableStruct = SparkTypes.physical(SparkTypes.toSparkStruct(schema.fields, withFieldIds = false))
-  private val dataColumns = required.fieldNames.filterNot(n => partitionNames(n) || addedNames(n))
-  private val keyValueFiles = table.isPrimaryKeyTable
 
   override def readSchema(): StructType = required
   override def toBatch: Batch = this
@@ -78,7 +75,7 @@ final class ChangeScan(table: FileStoreTable, planCommits: () => Seq[CommitChang
   override def planInputPartitions(): Array[InputPartition] = {
     val files = commits.flatMap { c =>
       c.splits.flatMap(split => split.files.map { f =>
-        ChangeFile(table.dataFilePath(split.partitionBytes, split.bucket, f).toString, f.fileSize, split.partition,
+        ChangeFile(table.dataFilePath(split.partitionBytes, split.bucket, f).toString, f.fileSize, f.schemaId, split.partition,
           c.snapshot.id, c.snapshot.timeMillis * 1000L)
       })
     }
@@ -90,15 +87,25 @@ final class ChangeScan(table: FileStoreTable, planCommits: () => Seq[CommitChang
     groups.reverse.map(g => ChangeSplit(g._2.reverse.toArray): InputPartition).toArray
   }
 
-  override def createReaderFactory(): PartitionReaderFactory = {
-    val fileSchema = if (keyValueFiles) ParquetFileReader.keyValueFileSchema(table)
-      else StructType(tableStruct.filterNot(f => partitionNames(f.name)))
-    val kindField = StructField(KeyValueFields.ValueKind.name, ByteType, nullable = false)
-    val readSchema = StructType((if (keyValueFiles) Seq(kindField) else Nil) ++ dataColumns.map(tableStruct(_)))
+  override def createReaderFactory(): PartitionReaderFactory =
+    ChangeReaderFactory.of(table, required, added, filters, commits.flatMap(_.splits.flatMap(_.files.map(_.schemaId))))
+}
+
+object ChangeReaderFactory {
+  /** The reader of change files written with `schemaIds`, as rows of `required`. */
+  def of(table: FileStoreTable, required: StructType, added: ChangeColumns, filters: Seq[Filter],
+      schemaIds: Iterable[Long]): ChangeReaderFactory = {
+    val schema = table.schema
+    val partitionNames = schema.partitionKeys.toSet
+    val addedNames = (added.leading ++ added.trailing).map(_.name).toSet
+    val dataColumns = required.fieldNames.toSeq.filterNot(n => partitionNames(n) || addedNames(n))
+    val keyValueFiles = table.isPrimaryKeyTable
+    val readFields = (if (keyValueFiles) Seq(KeyValueFields.ValueKind) else Nil) ++ dataColumns.map(schema.field)
     val dataFilters = filters.filter(_.references.forall(a => dataColumns.contains(a)))
-    val parquet = ParquetReaders.factory(table.io.hadoopConf.value, fileSchema, readSchema, new StructType(), dataFilters)
-    new ChangeReaderFactory(new ParquetFileReader(parquet), readSchema, required, schema.partitionKeys, added,
-      keyValueFiles)
+    val fileFields = if (keyValueFiles) SchemaReaders.keyValueFields(table.location.toString) _ else SchemaReaders.appendFields _
+    val readers = SchemaReaders.build(table, readFields, fileFields, new StructType(), dataFilters, schemaIds)
+    new ChangeReaderFactory(new ParquetFileReader(readers), SparkTypes.physical(SparkTypes.toSparkStruct(readFields,
+      withFieldIds = false)), required, schema.partitionKeys, added, keyValueFiles)
   }
 }
 
@@ -148,7 +155,7 @@ final class ChangeReaderFactory(files: ParquetFileReader, fileRead: StructType, 
           rows = null
           if (!remaining.hasNext) return false
           file = remaining.next()
-          rows = files.open(new Path(file.path), file.size)
+          rows = files.open(new Path(file.path), file.size, file.schemaId)
         }
         false
       }

@@ -15,13 +15,14 @@ import paimonspark.table.{BucketDiff, FileStoreTable, KeyLayout}
  * One bucket's files on each side of a diff, with the snapshot its changes are reported under (a
  * streamed overwrite's).
  */
-final case class DiffSplit(before: Array[(String, Long)], after: Array[(String, Long)], snapshotId: Long = 0L,
+final case class DiffSplit(before: Array[MergeFile], after: Array[MergeFile], snapshotId: Long = 0L,
     commitMicros: Long = 0L) extends InputPartition
 
 object DiffSplit {
   def of(table: FileStoreTable, partitionBytes: Array[Byte], bucket: Int, before: Seq[DataFileMeta],
       after: Seq[DataFileMeta], snapshotId: Long = 0L, commitMicros: Long = 0L): DiffSplit = {
-    def paths(files: Seq[DataFileMeta]) = files.map(f => (table.dataFilePath(partitionBytes, bucket, f).toString, f.fileSize)).toArray
+    def paths(files: Seq[DataFileMeta]) =
+      files.map(f => MergeFile(table.dataFilePath(partitionBytes, bucket, f).toString, f.fileSize, f.schemaId, None)).toArray
     DiffSplit(paths(before), paths(after), snapshotId, commitMicros)
   }
 }
@@ -66,7 +67,7 @@ final class DiffReaderFactory(files: ParquetFileReader, rowSchema: StructType, s
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val split = partition.asInstanceOf[DiffSplit]
-    val open = (side: Array[(String, Long)]) => side.map { case (path, size) => files.open(new Path(path), size) }.toSeq
+    val open = (side: Array[MergeFile]) => side.map(f => files.open(new Path(f.path), f.size, f.schemaId)).toSeq
     val (before, after) = (open(split.before), open(split.after))
     val extras = (added.leading ++ added.trailing).map(_.name)
     // Without added columns, retractions are left out, as in every read of changes.
@@ -79,7 +80,7 @@ final class DiffReaderFactory(files: ParquetFileReader, rowSchema: StructType, s
     val ordinals = output.fieldNames.toSeq.map(n => if (extras.contains(n)) width + extras.indexOf(n) else rowSchema.fieldIndex(n))
     val projected = ProjectingInternalRow(output, ordinals)
     val (joined, extraRow) = (new JoinedRow(), new GenericInternalRow(extras.size))
-    val commit = ChangeFile("", 0L, InternalRow.empty, split.snapshotId, split.commitMicros)
+    val commit = ChangeFile("", 0L, -1L, InternalRow.empty, split.snapshotId, split.commitMicros)
     new PartitionReader[InternalRow] {
       override def next(): Boolean = changes.next() && {
         var i = 0

@@ -98,9 +98,9 @@ final class MergeReaderFactory(
     def nextSection(): Boolean = remaining.hasNext && {
       close()
       open = remaining.next().map {
-        case MergeFile(path, size, Some(sequence)) if sequenceStandIns =>
-          filesWithoutSequence.openWithSequence(new Path(path), size, sequence)
-        case MergeFile(path, size, _) => files.open(new Path(path), size)
+        case MergeFile(path, size, schemaId, Some(sequence)) if sequenceStandIns =>
+          filesWithoutSequence.openWithSequence(new Path(path), size, schemaId, sequence)
+        case MergeFile(path, size, schemaId, _) => files.open(new Path(path), size, schemaId)
       }
       merge = new SortedRunMerge(open.toSeq, ordering, mergeEngine, versions, dropRetractions = !rowKind, mayAdvance = mayAdvance,
         integralKey = IntegralKey.of(mergeSchema, keyOrdinals))

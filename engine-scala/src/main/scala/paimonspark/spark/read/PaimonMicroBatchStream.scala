@@ -167,7 +167,7 @@ final class PaimonMicroBatchStream(table: FileStoreTable, options: Map[String, S
       p.split.files, p.snapshot.id, p.snapshot.timeMillis * 1000L))
     val changeFiles = changed.map { p =>
       val f = p.split.files.head
-      ChangeSplit(Array(ChangeFile(table.dataFilePath(p.split.partitionBytes, p.split.bucket, f).toString, f.fileSize,
+      ChangeSplit(Array(ChangeFile(table.dataFilePath(p.split.partitionBytes, p.split.bucket, f).toString, f.fileSize, f.schemaId,
         p.split.partition, p.snapshot.id, p.snapshot.timeMillis * 1000L)))
     }
     // A full read's buckets are read by the batch scan of their snapshot, limited to them.

@@ -15,18 +15,15 @@ final class PaimonScan(table: FileStoreTable, required: StructType, filters: Seq
     fileFilter: DataFileMeta => Boolean = _ => true, buckets: Option[Set[String]] = None)
     extends TableScan(table, required, predicate, buckets, fileFilter) {
 
-  private val dataSchema = SparkTypes.physical(SparkTypes.toSparkStruct(schema.nonPartitionFields, withFieldIds = false))
-
   override def description(): String =
     s"PaimonScan ${table.location} [${readSchema().fieldNames.mkString(", ")}] filters: ${filters.mkString(", ")}"
 
   override def planInputPartitions(): Array[InputPartition] =
-    filePartitions(splits.flatMap(split => split.files.map(f => (partitionValues(split), dataFilePath(split, f), f.fileSize))))
-      .toArray
+    filePartitions(splits.flatMap(split => split.files.map(split -> _))).toArray
 
   override def createReaderFactory(): PartitionReaderFactory = {
     val dataFilters = filters.filter(_.references.forall(a => !partitionNames.contains(a)))
-    ParquetReaders.factory(table.io.hadoopConf.value, dataSchema, SparkTypes.physical(readDataSchema),
-      SparkTypes.physical(readPartitionSchema), dataFilters)
+    new SchemaRoutingFactory(SchemaReaders.build(table, readDataFields, SchemaReaders.appendFields,
+      SparkTypes.physical(readPartitionSchema), dataFilters, plannedSchemaIds))
   }
 }

@@ -5,29 +5,28 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.paths.SparkPath
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
-import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile}
-import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetPartitionReaderFactory
+import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.vectorized.ConstantColumnVector
 import org.apache.spark.sql.types.{LongType, StructType}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import paimonspark.format.{DataFileReader, KeyValueFields, SparkTypes}
-import paimonspark.lsm.KeyValue
-import paimonspark.table.{FileStoreTable, KeyLayout}
+import paimonspark.format.{DataFileReader, KeyValueFields, TableSchema}
+import paimonspark.table.FileStoreTable
 
 /**
- * Reads data files with Spark's Parquet reader as rows of the factory's read schema (columns matched
- * by name), without copying them. Each file gets its own clone of the factory: a factory closes the
- * reader it made last whenever it makes another (its vectorized reader then returns zeroed rows),
- * which a merge reading files in step must not have. The clone is a serialized copy because the
- * factory cannot be constructed again on executors (its SQLConf is not readable there).
+ * Reads data files with Spark's Parquet reader as rows of one read schema, without copying them;
+ * each file by the reader of the schema it was written with ([[SchemaReaders]]). Each file gets its
+ * own clone of that reader: Spark's factory closes the reader it made last whenever it makes
+ * another (its vectorized reader then returns zeroed rows), which a merge reading files in step
+ * must not have. The clone is a serialized copy because the factory cannot be constructed again on
+ * executors (its SQLConf is not readable there).
  */
-final class ParquetFileReader(parquet: ParquetPartitionReaderFactory) extends DataFileReader {
-  override def open(file: Path, size: Long): DataFileReader.Rows = {
-    val (split, factory) = prepare(file, size)
+final class ParquetFileReader(readers: SchemaReaders) extends DataFileReader {
+  override def open(file: Path, size: Long, schemaId: Long): DataFileReader.Rows = {
+    val reader = SerializationUtils.clone(readers(schemaId))
     // Batches are walked row by row in place; the row reader would copy every row into an unsafe row.
-    if (factory.supportColumnarReads(split)) new BatchRows(factory.createColumnarReader(split), file)
-    else new ReaderRows(factory.createReader(split), file)
+    if (reader.columnar) new BatchRows(reader.batches(split(file, size)), file)
+    else new ReaderRows(reader.rows(split(file, size)), file)
   }
 
   /**
@@ -35,16 +34,15 @@ final class ParquetFileReader(parquet: ParquetPartitionReaderFactory) extends Da
    * that column's place (the first): for merges whose files have disjoint sequence ranges, which
    * only compare the column's values across files. Needs columnar reads.
    */
-  def openWithSequence(file: Path, size: Long, sequence: Long): DataFileReader.Rows = {
-    val (split, factory) = prepare(file, size)
-    new BatchRows(new SequencePrepended(factory.createColumnarReader(split), sequence), file)
+  def openWithSequence(file: Path, size: Long, schemaId: Long, sequence: Long): DataFileReader.Rows = {
+    val reader = SerializationUtils.clone(readers(schemaId))
+    new BatchRows(new SequencePrepended(reader.batches(split(file, size)), sequence), file)
   }
 
-  private def prepare(file: Path, size: Long): (FilePartition, ParquetPartitionReaderFactory) = {
-    val split = FilePartition(0, Array(PartitionedFile(InternalRow.empty, SparkPath.fromPath(file), 0L, size,
-      Array.empty[String], 0L, size, Map.empty)))
-    (split, SerializationUtils.clone(parquet))
-  }
+  def columnar: Boolean = readers.columnar
+
+  private def split(file: Path, size: Long): PartitionedFile =
+    PartitionedFile(InternalRow.empty, SparkPath.fromPath(file), 0L, size, Array.empty[String], 0L, size, Map.empty)
 }
 
 /** The batches of `reader` with a column holding `sequence` in every row put first. */
@@ -119,22 +117,17 @@ private final class ReaderRows(reader: PartitionReader[InternalRow], file: Path)
 }
 
 object ParquetFileReader {
-  /** The file schema of a primary-key table's data files, as Spark reads them. */
-  def keyValueFileSchema(table: FileStoreTable): StructType = {
-    val schema = table.schema
-    val keys = KeyLayout.of(table.location.toString, schema).trimmedKeys.map(schema.field)
-    SparkTypes.physical(SparkTypes.toSparkStruct(KeyValueFields.fileFields(keys, schema.fields), withFieldIds = false))
-  }
-
   /**
-   * What compaction reads of a table's files: every column of its current schema, after
-   * (sequence, kind) for a primary-key table. Built on the driver, where the session's conf is.
+   * What compaction reads of a table's files, whatever schema they were written with: every column
+   * of its current schema, after (sequence, kind) for a primary-key table. Built on the driver,
+   * where the session's conf is.
    */
   def forCompaction(table: FileStoreTable): ParquetFileReader = {
-    val columns = SparkTypes.physical(SparkTypes.toSparkStruct(table.schema.fields, withFieldIds = false))
-    val (fileSchema, readSchema) =
-      if (table.isPrimaryKeyTable) (keyValueFileSchema(table), StructType(KeyValue.SystemFields ++ columns.fields))
-      else (columns, columns)
-    new ParquetFileReader(ParquetReaders.factory(table.io.hadoopConf.value, fileSchema, readSchema, new StructType(), Nil))
+    val schema = table.schema
+    val (read, fileFields) =
+      if (table.isPrimaryKeyTable) (Seq(KeyValueFields.SequenceNumber, KeyValueFields.ValueKind) ++ schema.fields,
+        SchemaReaders.keyValueFields(table.location.toString) _)
+      else (schema.fields, (s: TableSchema) => s.fields)
+    new ParquetFileReader(SchemaReaders.build(table, read, fileFields, new StructType(), Nil, table.schemaManager.listIds()))
   }
 }

@@ -8,7 +8,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.format.{DataFileMeta, SparkTypes}
+import paimonspark.format.{DataField, DataFileMeta, KeyValueFields, SparkTypes}
 import paimonspark.lsm.{KeyRanges, KeyValue, MergeEngineSpec, SequenceRanges}
 import paimonspark.table.{DataSplit, FileStoreTable, KeyLayout, Predicate}
 
@@ -16,7 +16,7 @@ import paimonspark.table.{DataSplit, FileStoreTable, KeyLayout, Predicate}
  * A file merged on read. `sequence` stands in for its `_SEQUENCE_NUMBER` column, which is then not
  * read, when its section's files have disjoint sequence ranges ([[SequenceRanges]]).
  */
-final case class MergeFile(path: String, size: Long, sequence: Option[Long])
+final case class MergeFile(path: String, size: Long, schemaId: Long, sequence: Option[Long])
 
 /** Sections of one (partition, bucket) of a primary-key table whose files are merged on read. */
 final case class MergeSplit(partitionValues: InternalRow, sections: Array[Array[MergeFile]]) extends InputPartition
@@ -49,11 +49,11 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
    * What the merge reads of each file: sequence, kind, the key, then the other required columns
    * and the sequence fields that order versions.
    */
-  private val mergeSchema: StructType = {
-    val keys = keyNames.map(k => tableStruct(k))
+  private val mergeFields: Seq[DataField] = {
     val rest = (readDataSchema.fieldNames.toSeq ++ engine.orderingFields).distinct.filterNot(keyNames.contains)
-    StructType(KeyValue.SystemFields ++ keys ++ rest.map(tableStruct(_)))
+    Seq(KeyValueFields.SequenceNumber, KeyValueFields.ValueKind) ++ (keyNames ++ rest).map(schema.field)
   }
+  private val mergeSchema: StructType = SparkTypes.physical(SparkTypes.toSparkStruct(mergeFields, withFieldIds = false))
 
   /** With `rowKind` (`$audit_log`), every row is led by its kind, and retractions are kept. */
   override def readSchema(): StructType =
@@ -77,13 +77,11 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
     s"PaimonScan (merge on read) ${table.location} [${readSchema().fieldNames.mkString(", ")}]"
 
   override def planInputPartitions(): Array[InputPartition] = {
-    val asIs = filePartitions(planned.flatMap { case (split, files, _) =>
-      files.map(f => (partitionValues(split): InternalRow, dataFilePath(split, f), f.fileSize))
-    })
+    val asIs = filePartitions(planned.flatMap { case (split, files, _) => files.map(split -> _) })
     val merged = planned.flatMap { case (split, _, sections) =>
       val files = sections.map { section =>
         val standIns = SequenceRanges.disjointWhereKeysMeet(section, ranges)
-        section.map(f => MergeFile(dataFilePath(split, f).toString, f.fileSize,
+        section.map(f => MergeFile(dataFilePath(split, f).toString, f.fileSize, f.schemaId,
           if (standIns) Some(f.maxSequenceNumber) else None)).toArray
       }
       packed(files).map(group => MergeSplit(partitionValues(split), group.toArray))
@@ -99,24 +97,23 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
     }.reverse.map(_._2.reverse)
 
   override def createReaderFactory(): PartitionReaderFactory = {
-    val fileSchema = ParquetFileReader.keyValueFileSchema(table)
-    val hadoopConf = table.io.hadoopConf.value
+    val fileFields = SchemaReaders.keyValueFields(table.location.toString) _
     val keyFilters = filters.filter(_.references.forall(keyNames.contains))
     val dataFilters = filters.filter(_.references.forall(a => !partitionNames.contains(a)))
-    val asIs = ParquetReaders.factory(hadoopConf, fileSchema, SparkTypes.physical(readDataSchema),
-      SparkTypes.physical(readPartitionSchema), dataFilters)
-    val parquet = ParquetReaders.factory(hadoopConf, fileSchema, mergeSchema, new StructType(), keyFilters)
+    val schemaIds = plannedSchemaIds
+    val asIs = SchemaReaders.build(table, readDataFields, fileFields, SparkTypes.physical(readPartitionSchema),
+      dataFilters, schemaIds)
+    val merged = SchemaReaders.build(table, mergeFields, fileFields, new StructType(), keyFilters, schemaIds)
     // The merge's columns but `_SEQUENCE_NUMBER`, for files whose sequence number stands in for it.
-    val withoutSequence = ParquetReaders.factory(hadoopConf, fileSchema,
-      StructType(mergeSchema.fields.patch(KeyValue.SequenceOrdinal, Nil, 1)), new StructType(), keyFilters)
+    val withoutSequence = SchemaReaders.build(table, mergeFields.patch(KeyValue.SequenceOrdinal, Nil, 1), fileFields,
+      new StructType(), keyFilters, schemaIds)
     val outputOrdinals = readDataSchema.map(f => mergeSchema.fieldIndex(f.name))
     val keyOrdinals = keyNames.indices.map(_ + KeyValue.SystemFields.size)
-    // The factories ignore the partition they are asked about: their schemas decide.
-    val columnar = !rowKind && engine.resultIsAVersion && Seq(asIs, parquet, withoutSequence).forall(_.supportColumnarReads(null))
+    val columnar = !rowKind && engine.resultIsAVersion && Seq(asIs, merged, withoutSequence).forall(_.columnar)
     val batchSize = SparkSession.active.sessionState.conf.parquetVectorizedReaderBatchSize
-    val merge = new MergeReaderFactory(new ParquetFileReader(parquet), new ParquetFileReader(withoutSequence),
+    val merge = new MergeReaderFactory(new ParquetFileReader(merged), new ParquetFileReader(withoutSequence),
       mergeSchema, keyOrdinals, outputOrdinals, readPartitionSchema, engine, columnar, batchSize, rowKind)
-    new PrimaryKeyReaderFactory(asIs, merge, columnar)
+    new PrimaryKeyReaderFactory(new SchemaRoutingFactory(asIs), merge, columnar)
   }
 }
 

@@ -25,10 +25,8 @@ final case class SnapshotPart(part: InputPartition, factory: PartitionReaderFact
 final class StreamReaderFactory(table: FileStoreTable, output: StructType, added: ChangeColumns, readsOverwrites: Boolean)
     extends PartitionReaderFactory {
 
-  private val changes: ChangeReaderFactory = {
-    val scan = new ChangeScan(table, () => Nil, added, output, Nil)
-    scan.createReaderFactory().asInstanceOf[ChangeReaderFactory]
-  }
+  // A stream's change files may come from any schema the table has had.
+  private val changes = ChangeReaderFactory.of(table, output, added, Nil, table.schemaManager.listIds())
 
   // Made here, on the driver, like `changes`: its Parquet reader needs the session. Only streams that
   // read overwrites of a primary-key table get diff splits.
@@ -44,7 +42,7 @@ final class StreamReaderFactory(table: FileStoreTable, output: StructType, added
       val projected = ProjectingInternalRow(output, output.fieldNames.toSeq.map { n =>
         if (extras.contains(n)) width + extras.indexOf(n) else s.rowSchema.fieldIndex(n)
       })
-      val file = ChangeFile("", 0L, InternalRow.empty, s.snapshotId, s.commitMicros)
+      val file = ChangeFile("", 0L, -1L, InternalRow.empty, s.snapshotId, s.commitMicros)
       val extraRow = new GenericInternalRow(extras.map(n => ChangeColumns.value(n, KeyValue.Insert, file)).toArray[Any])
       val joined = new JoinedRow()
       new PartitionReader[InternalRow] {

@@ -5,14 +5,13 @@ import java.util.OptionalLong
 import org.apache.hadoop.fs.Path
 import org.apache.spark.paths.SparkPath
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.{Batch, Scan, Statistics, SupportsReportStatistics}
 import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile}
 import org.apache.spark.sql.types.StructType
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.format.{DataFileMeta, SparkTypes}
+import paimonspark.format.{DataField, DataFileMeta, SparkTypes}
 import paimonspark.table.{DataSplit, FileStoreTable, Predicate, PrimaryKeyWriter}
 
 /**
@@ -63,16 +62,26 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
     math.min(conf.filesMaxPartitionBytes, math.max(conf.filesOpenCostInBytes, bytesPerCore))
   }
 
-  /** Files read as they are, cut at `maxSplitBytes` and packed into partitions as Spark packs them. */
-  protected def filePartitions(files: Seq[(InternalRow, Path, Long)]): Seq[FilePartition] = {
-    val pieces = files.flatMap { case (values, path, size) =>
+  /**
+   * Files read as they are, cut at `maxSplitBytes` and packed into partitions as Spark packs them;
+   * each piece records its file's schema id for [[SchemaRoutingFactory]].
+   */
+  protected def filePartitions(files: Seq[(DataSplit, DataFileMeta)]): Seq[FilePartition] = {
+    val pieces = files.flatMap { case (split, file) =>
+      val (values, path, size) = (partitionValues(split), dataFilePath(split, file), file.fileSize)
       (0L until size by maxSplitBytes).map { start =>
         PartitionedFile(values, SparkPath.fromPath(path), start, math.min(maxSplitBytes, size - start),
-          Array.empty[String], 0L, size, Map.empty)
+          Array.empty[String], 0L, size, Map(SchemaReaders.SchemaIdKey -> file.schemaId))
       }
     }
     FilePartition.getFilePartitions(SparkSession.active, pieces.sortBy(-_.length), maxSplitBytes)
   }
+
+  /** The schema ids the planned files were written with. */
+  protected def plannedSchemaIds: Set[Long] = splits.flatMap(_.files.map(_.schemaId)).toSet
+
+  /** The table's fields the scan reads from files, with their ids. */
+  protected def readDataFields: Seq[DataField] = SparkTypes.prune(schema.fields, readDataSchema)
 
   /** Where a data file of a split lives; only Parquet files can be opened yet. */
   protected def dataFilePath(split: DataSplit, file: DataFileMeta): Path = {

@@ -24,7 +24,7 @@ class ParquetFileReaderSuite extends AnyFunSuite {
       val split = table.newScan().plan(table.snapshotManager.latest(), None).head
       val reader = ParquetFileReader.forCompaction(table)
       val runs = split.files.sortBy(_.minSequenceNumber).map(f => reader.open(table.dataFilePath(split.partitionBytes,
-        split.bucket, f), f.fileSize))
+        split.bucket, f), f.fileSize, f.schemaId))
       val seen = Array.fill(runs.size)(Seq.newBuilder[(Int, String)])
       while (runs.exists(_.hasNext)) runs.zipWithIndex.foreach { case (run, i) =>
         if (run.hasNext) { val row = run.next(); seen(i) += ((row.getInt(2), row.getUTF8String(3).toString)) }

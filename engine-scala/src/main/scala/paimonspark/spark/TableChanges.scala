@@ -1,0 +1,61 @@
+package paimonspark.spark
+
+import org.apache.spark.sql.connector.catalog.TableChange
+import org.apache.spark.sql.connector.catalog.TableChange.{ColumnPosition, First => SparkFirst, After => SparkAfter}
+
+import paimonspark.UnsupportedFeatureException
+import paimonspark.format.{ArrayType, DataField, DataType, MapType, RowType, SparkTypes, TableSchema}
+import paimonspark.table.SchemaChange
+import paimonspark.table.SchemaChange._
+
+/** Spark's ALTER TABLE changes as Paimon schema changes, the way Paimon's own Spark catalog maps them. */
+object TableChanges {
+  def toPaimon(table: String, schema: TableSchema, changes: Seq[TableChange]): Seq[SchemaChange] =
+    changes.flatMap {
+      case s: TableChange.SetProperty if s.property() == "comment" => Seq(UpdateComment(Option(s.value())))
+      case r: TableChange.RemoveProperty if r.property() == "comment" => Seq(UpdateComment(None))
+      case s: TableChange.SetProperty => reserved(table, s.property()); Seq(SetOption(s.property(), s.value()))
+      case r: TableChange.RemoveProperty => reserved(table, r.property()); Seq(RemoveOption(r.property()))
+      case a: TableChange.AddColumn =>
+        if (a.defaultValue() != null) unsupported(table, s"column '${a.fieldNames().mkString(".")}' cannot have a default value")
+        Seq(AddColumn(a.fieldNames().toSeq, paimonType(a.fieldNames().last, a.dataType()).withNullable(a.isNullable),
+          Option(a.comment()), position(a.position())))
+      case r: TableChange.RenameColumn => Seq(RenameColumn(r.fieldNames().toSeq, r.newName()))
+      // DROP COLUMN IF EXISTS of a column that is not there changes nothing.
+      case d: TableChange.DeleteColumn =>
+        Seq(DropColumn(d.fieldNames().toSeq)).filter(_ => !d.ifExists() || exists(schema.fields, d.fieldNames().toSeq))
+      case u: TableChange.UpdateColumnType =>
+        Seq(UpdateColumnType(u.fieldNames().toSeq, paimonType(u.fieldNames().last, u.newDataType())))
+      case u: TableChange.UpdateColumnNullability => Seq(UpdateColumnNullability(u.fieldNames().toSeq, u.nullable()))
+      case u: TableChange.UpdateColumnComment => Seq(UpdateColumnComment(u.fieldNames().toSeq, Option(u.newComment())))
+      case u: TableChange.UpdateColumnPosition =>
+        // Paimon moves top-level columns only: moving a nested column moves the column holding it.
+        Seq(UpdateColumnPosition(u.fieldNames().head, position(u.position()).get))
+      case other => unsupported(table, s"ALTER TABLE ${other.getClass.getSimpleName} is not supported")
+    }
+
+  private def paimonType(column: String, t: org.apache.spark.sql.types.DataType): DataType =
+    SparkTypes.toPaimon(t, column, () => 0)
+
+  private def position(p: ColumnPosition): Option[Position] = p match {
+    case null => None
+    case _: SparkFirst => Some(First)
+    case a: SparkAfter => Some(After(a.column()))
+  }
+
+  private def reserved(table: String, key: String): Unit =
+    if (SparkSchemas.ReservedProperties(key)) unsupported(table, s"'$key' cannot be altered")
+
+  private def unsupported(table: String, what: String): Nothing =
+    throw new UnsupportedFeatureException(s"table $table: $what")
+
+  private def exists(fields: Seq[DataField], path: Seq[String]): Boolean =
+    fields.find(_.name == path.head).exists(f => path.tail.isEmpty || existsIn(f.dataType, path.tail))
+
+  private def existsIn(t: DataType, path: Seq[String]): Boolean = t match {
+    case r: RowType => exists(r.fields, path)
+    case a: ArrayType => path.tail.isEmpty || existsIn(a.element, path.tail)
+    case m: MapType => path.tail.isEmpty || existsIn(m.value, path.tail)
+    case _ => false
+  }
+}

@@ -1,0 +1,173 @@
+"""ALTER TABLE column changes: Paimon's rules, old files read by field id, old snapshots as they were."""
+
+import json
+from datetime import date, datetime
+from decimal import Decimal
+
+import pytest
+from pyspark.errors import AnalysisException
+
+from conftest import oracle_rows, rows, table_dir
+from paimon_spark import SchemaChangeError, UnsupportedFeatureError
+
+PK = "TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')"
+
+
+def schema_ids(warehouse, name):
+    return sorted(int(p.name.split("-")[1]) for p in (table_dir(warehouse, name) / "schema").glob("schema-*"))
+
+
+def latest_schema(warehouse, name):
+    return json.loads((table_dir(warehouse, name) / "schema" / f"schema-{schema_ids(warehouse, name)[-1]}").read_text())
+
+
+@pytest.mark.parametrize("kind", ["append", "pk"])
+def test_columns_renamed_added_retyped_moved_and_dropped_keep_their_data(spark, warehouse, oracle, kind):
+    name = f"evolve_{kind}"
+    t = f"paimon.default.{name}"
+    spark.sql(f"CREATE TABLE {t} (id INT, a INT, b STRING, s STRUCT<x: INT, y: STRING>, "
+              f"l ARRAY<STRUCT<p: INT>>) {PK if kind == 'pk' else ''}")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 10, 'one', named_struct('x', 1, 'y', 'a'), array(named_struct('p', 1))), "
+              "(2, 20, 'two', named_struct('x', 2, 'y', 'b'), array(named_struct('p', 2)))")
+    spark.sql(f"ALTER TABLE {t} RENAME COLUMN b TO b2")
+    spark.sql(f"ALTER TABLE {t} ALTER COLUMN a TYPE BIGINT")
+    spark.sql(f"ALTER TABLE {t} ADD COLUMN c DOUBLE COMMENT 'added' AFTER id")
+    spark.sql(f"ALTER TABLE {t} ADD COLUMNS (s.z INT, l.element.q STRING)")
+    spark.sql(f"ALTER TABLE {t} RENAME COLUMN s.x TO x2")
+    spark.sql(f"ALTER TABLE {t} ALTER COLUMN b2 FIRST")
+    spark.sql(f"INSERT INTO {t} VALUES ('three', 3, 3.5, 30, named_struct('x2', 3, 'y', 'c', 'z', 9), "
+              "array(named_struct('p', 3, 'q', 'q3')))")
+    expected = [
+        ("one", 1, None, 10, (1, "a", None), [(1, None)]),
+        ("two", 2, None, 20, (2, "b", None), [(2, None)]),
+        ("three", 3, 3.5, 30, (3, "c", 9), [(3, "q3")]),
+    ]
+    as_tuples = [(r[0], r[1], r[2], r[3], tuple(r[4]), [tuple(e) for e in r[5]])
+                 for r in spark.sql(f"SELECT * FROM {t} ORDER BY id").collect()]
+    assert as_tuples == expected
+    # Filters on evolved columns reach old files under their old names and types, and never drop a row.
+    assert rows(spark.sql(f"SELECT id FROM {t} WHERE a > 15 AND b2 <> 'x'")) == [(2,), (3,)]
+    assert rows(spark.sql(f"SELECT id FROM {t} WHERE s.x2 = 1")) == [(1,)]
+    # Before any change, the first snapshot still reads with the schema it was written with.
+    assert spark.sql(f"SELECT * FROM {t} VERSION AS OF 1").columns == ["id", "a", "b", "s", "l"]
+    assert rows(spark.sql(f"SELECT id, a, b FROM {t} VERSION AS OF 1")) == [(1, 10, "one"), (2, 20, "two")]
+
+    spark.sql(f"ALTER TABLE {t} DROP COLUMN s.y")
+    spark.sql(f"ALTER TABLE {t} DROP COLUMN c")
+    assert rows(spark.sql(f"SELECT id, s FROM {t}")) == [(1, (1, None)), (2, (2, None)), (3, (3, 9))]
+    # Field ids: kept through renames, moves and type changes; new ones from highestFieldId, never reused.
+    schema = latest_schema(warehouse, name)
+    ids = {f["name"]: f["id"] for f in schema["fields"]}
+    assert (ids["id"], ids["a"], ids["b2"]) == (0, 1, 2)
+    assert schema["highestFieldId"] >= max(ids.values())
+    assert [f["name"] for f in schema["fields"]] == ["b2", "id", "a", "s", "l"]
+    # pypaimon maps the old files by field id as well.
+    assert oracle_rows(oracle, name, ["id", "a", "b2"]) == [(1, 10, "one"), (2, 20, "two"), (3, 30, "three")]
+    # Compaction rewrites the old files into the current schema without losing a value.
+    spark.sql(f"CALL sys.compact(table => 'default.{name}', compact_strategy => 'full')")
+    assert rows(spark.sql(f"SELECT id, a, b2, s FROM {t}")) == [
+        (1, 10, "one", (1, None)), (2, 20, "two", (2, None)), (3, 30, "three", (3, 9))]
+
+
+@pytest.mark.parametrize("source, target, value, expected", [
+    ("TINYINT", "SMALLINT", "7", 7),
+    ("SMALLINT", "INT", "7", 7),
+    ("INT", "BIGINT", "2147483647", 2147483647),
+    ("INT", "DECIMAL(12, 2)", "42", Decimal("42.00")),
+    ("FLOAT", "DOUBLE", "1.5", 1.5),
+    ("DECIMAL(10, 2)", "DECIMAL(12, 2)", "12.34", Decimal("12.34")),
+    ("INT", "STRING", "42", "42"),
+    ("DATE", "TIMESTAMP_NTZ", "DATE'2024-01-02'", datetime(2024, 1, 2)),
+    ("VARCHAR(5)", "STRING", "'abc'", "abc"),
+])
+def test_widened_columns_read_old_values_in_the_new_type(spark, warehouse, oracle, source, target, value, expected):
+    name = "widen_" + "".join(c for c in f"{source}_{target}".lower() if c.isalnum() or c == "_")
+    spark.sql(f"CREATE TABLE paimon.default.{name} (id INT, v {source})")
+    spark.sql(f"INSERT INTO paimon.default.{name} VALUES (1, {value})")
+    spark.sql(f"ALTER TABLE paimon.default.{name} ALTER COLUMN v TYPE {target}")
+    spark.sql(f"INSERT INTO paimon.default.{name} VALUES (2, NULL)")
+    assert rows(spark.sql(f"SELECT * FROM paimon.default.{name}")) == [(1, expected), (2, None)]
+    # A filter on the widened column must keep the old file that holds the value.
+    assert spark.sql(f"SELECT id FROM paimon.default.{name} WHERE v = {value}").collect()[0][0] == 1
+    assert oracle_rows(oracle, name, ["id"]) == [(1,), (2,)]
+
+
+def test_merge_engines_keep_working_across_changes(spark):
+    spark.sql("CREATE TABLE paimon.default.partial (id INT, a INT, b STRING) TBLPROPERTIES "
+              "('primary-key' = 'id', 'bucket' = '1', 'merge-engine' = 'partial-update')")
+    spark.sql("INSERT INTO paimon.default.partial VALUES (1, 1, NULL)")
+    spark.sql("ALTER TABLE paimon.default.partial ADD COLUMN c INT")
+    spark.sql("INSERT INTO paimon.default.partial VALUES (1, NULL, 'b', NULL), (1, NULL, NULL, 3)")
+    assert rows(spark.sql("SELECT * FROM paimon.default.partial")) == [(1, 1, "b", 3)]
+
+    spark.sql("CREATE TABLE paimon.default.agg (id INT, total INT, n INT) TBLPROPERTIES "
+              "('primary-key' = 'id', 'bucket' = '1', 'merge-engine' = 'aggregation', 'fields.total.aggregate-function' = 'sum')")
+    spark.sql("INSERT INTO paimon.default.agg VALUES (1, 2147483600, 1)")
+    spark.sql("ALTER TABLE paimon.default.agg ALTER COLUMN total TYPE BIGINT")
+    spark.sql("ALTER TABLE paimon.default.agg RENAME COLUMN total TO amount")
+    spark.sql("INSERT INTO paimon.default.agg VALUES (1, 1000, 2)")
+    # The sum crosses INT's range: the old value is read as BIGINT before it is added, and the
+    # aggregate option follows the rename.
+    assert rows(spark.sql("SELECT * FROM paimon.default.agg")) == [(1, 2147484600, 2)]
+
+
+@pytest.mark.parametrize("statement, column", [
+    ("ALTER TABLE {t} DROP COLUMN id", "id"),
+    ("ALTER TABLE {t} DROP COLUMN p", "p"),
+    ("ALTER TABLE {t} RENAME COLUMN p TO p2", "p"),
+    ("ALTER TABLE {t} ALTER COLUMN id TYPE BIGINT", "id"),
+    ("ALTER TABLE {t} ALTER COLUMN p TYPE BIGINT", "p"),
+    ("ALTER TABLE {t} ADD COLUMN _KEY_x INT", "_KEY_x"),
+    ("ALTER TABLE {t} ALTER COLUMN id DROP NOT NULL", "id"),
+])
+def test_refused_changes_name_the_column_and_change_nothing(spark, warehouse, statement, column):
+    name = "refusals"
+    t = f"paimon.default.{name}"
+    spark.sql(f"CREATE TABLE IF NOT EXISTS {t} (id INT, p INT, v STRING) PARTITIONED BY (p) "
+              "TBLPROPERTIES ('primary-key' = 'id, p', 'bucket' = '1')")
+    before = schema_ids(warehouse, name)
+    with pytest.raises(SchemaChangeError, match=f"column '{column}'"):
+        spark.sql(statement.format(t=t))
+    assert schema_ids(warehouse, name) == before
+
+
+@pytest.mark.parametrize("statement, column", [
+    ("ALTER TABLE {t} ADD COLUMN v STRING", "v"),
+    ("ALTER TABLE {t} RENAME COLUMN v TO id", "id"),
+    ("ALTER TABLE {t} RENAME COLUMN nope TO other", "nope"),
+])
+def test_changes_spark_itself_refuses_change_nothing(spark, warehouse, statement, column):
+    """Spark's analyzer checks that a column exists, or does not, before the catalog is asked."""
+    spark.sql("CREATE TABLE IF NOT EXISTS paimon.default.analyzed (id INT, v STRING)")
+    before = schema_ids(warehouse, "analyzed")
+    with pytest.raises(AnalysisException, match=f"`{column}`"):
+        spark.sql(statement.format(t="paimon.default.analyzed"))
+    assert schema_ids(warehouse, "analyzed") == before
+
+
+def test_options_paimon_keeps_fixed_cannot_be_changed(spark, warehouse):
+    spark.sql(f"CREATE TABLE paimon.default.fixed (id INT, v STRING) {PK}")
+    before = schema_ids(warehouse, "fixed")
+    for key, value in [("merge-engine", "first-row"), ("bucket-key", "v"), ("sequence.field", "v")]:
+        with pytest.raises(UnsupportedFeatureError, match=f"option '{key}' cannot be changed"):
+            spark.sql(f"ALTER TABLE paimon.default.fixed SET TBLPROPERTIES ('{key}' = '{value}')")
+    with pytest.raises(Exception, match="default value"):
+        spark.sql("ALTER TABLE paimon.default.fixed ADD COLUMN d INT DEFAULT 3")
+    assert schema_ids(warehouse, "fixed") == before
+
+
+def test_concurrent_schema_changes_both_land(spark, warehouse):
+    """Two writers altering the same table at once: a change that finds its schema id taken is applied again on top."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    spark.sql("CREATE TABLE paimon.default.racing (id INT)")
+
+    def add_columns(prefix):
+        for i in range(4):
+            spark.sql(f"ALTER TABLE paimon.default.racing ADD COLUMN {prefix}{i} INT")
+
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(add_columns, ["a", "b"]))
+    columns = [f["name"] for f in latest_schema(warehouse, "racing")["fields"]]
+    assert sorted(columns) == sorted(["id"] + [f"{p}{i}" for p in "ab" for i in range(4)])
+    assert schema_ids(warehouse, "racing") == list(range(9))
