@@ -238,5 +238,21 @@ print(f"snapshot {old}, before the changes, reads with its own columns:")
 spark.sql(f"SELECT * FROM paimon.default.customers VERSION AS OF {old} ORDER BY id").show()
 spark.sql("SELECT schema_id, fields FROM paimon.default.`customers$schemas`").show(truncate=80)
 
+header("16. UPDATE, DELETE and MERGE INTO")
+# On a primary-key table only the changed keys are written, merged on read like any upsert.
+spark.createDataFrame([(1, "Ann", "ann@example.org", "Oslo", 3), (6, "Fay", None, "Turku", 1)],
+                      "id INT, name STRING, email STRING, home_city STRING, visits BIGINT") \
+    .createOrReplaceTempView("customer_updates")
+spark.sql("""
+    MERGE INTO paimon.default.customers t USING customer_updates s ON t.id = s.id
+    WHEN MATCHED THEN UPDATE SET *
+    WHEN NOT MATCHED THEN INSERT *
+""")
+spark.sql("DELETE FROM paimon.default.customers WHERE id = 3")
+spark.sql("UPDATE paimon.default.customers SET visits = visits + 1 WHERE home_city = 'Quito'")
+spark.sql("SELECT * FROM paimon.default.customers ORDER BY id").show()
+spark.sql("SELECT snapshot_id, commit_kind, delta_record_count FROM paimon.default.`customers$snapshots` "
+          "ORDER BY snapshot_id DESC LIMIT 4").show()
+
 header("Done")
 spark.stop()

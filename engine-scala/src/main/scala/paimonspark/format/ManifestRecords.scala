@@ -66,11 +66,15 @@ final case class FileIdentifier(
     embeddedIndex: Option[ByteBuffer],
     externalPath: Option[String])
 
-/** One row of a manifest file. */
-final case class ManifestEntry(kind: Int, partition: Array[Byte], bucket: Int, totalBuckets: Int, file: DataFileMeta) {
-  def identifier: FileIdentifier = FileIdentifier(
+object FileIdentifier {
+  def of(partition: Array[Byte], bucket: Int, file: DataFileMeta): FileIdentifier = FileIdentifier(
     ByteBuffer.wrap(partition), bucket, file.level, file.fileName, file.extraFiles,
     file.embeddedIndex.map(ByteBuffer.wrap), file.externalPath)
+}
+
+/** One row of a manifest file. */
+final case class ManifestEntry(kind: Int, partition: Array[Byte], bucket: Int, totalBuckets: Int, file: DataFileMeta) {
+  def identifier: FileIdentifier = FileIdentifier.of(partition, bucket, file)
 
   def partitionKey: ByteBuffer = ByteBuffer.wrap(partition)
 

@@ -6,11 +6,13 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability}
+import org.apache.spark.sql.connector.catalog.{SupportsDeleteV2, SupportsRead, SupportsRowLevelOperations, SupportsWrite,
+  Table, TableCapability}
 import org.apache.spark.sql.connector.catalog.TableCapability._
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.read.ScanBuilder
-import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
+import org.apache.spark.sql.connector.expressions.filter.{Predicate => SparkPredicate}
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperationBuilder, RowLevelOperationInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -18,8 +20,9 @@ import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
 import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder, DiffScanBuilder, PaimonMicroBatchStream, PaimonScanBuilder,
   StreamableScanBuilder}
 import paimonspark.spark.system.SystemTables
-import paimonspark.spark.write.PaimonWriteBuilder
-import paimonspark.table.{ChangeRange, ChangeRead, ChangeScanMode, CommitChanges, FileStoreTable, KeyLayout, TimeTravel}
+import paimonspark.spark.write.{CopyOnWriteOperation, KeyDeltaOperation, PaimonWriteBuilder, PartitionPredicates}
+import paimonspark.table.{ChangeRange, ChangeRead, ChangeScanMode, CommitChanges, FileStoreTable, KeyLayout, OverwriteScope,
+  TimeTravel}
 
 /**
  * A Paimon table as Spark sees it. A table opened by path (`spark.read.format("paimon")`) does not
@@ -28,7 +31,7 @@ import paimonspark.table.{ChangeRange, ChangeRead, ChangeScanMode, CommitChanges
  * which reads only the files of a primary-key table's top level, without merging.
  */
 class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolean = false, readOptimized: Boolean = false)
-    extends Table with SupportsRead with SupportsWrite {
+    extends Table with SupportsRead with SupportsWrite with SupportsRowLevelOperations with SupportsDeleteV2 {
 
   override def name(): String = tableName
 
@@ -57,11 +60,14 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
       SparkTable.changeScan(table, options, ChangeColumns.None).getOrElse(new PaimonScanBuilder(table, readOptimized)))
   }
 
+  /** Refuses to write a table pinned to a point in history. */
+  private def writable(): Unit = store.pinned.foreach { s =>
+    throw new UnsupportedFeatureException(s"table $tableName is read as of snapshot ${s.id} (time travel or a tag); " +
+      "it cannot be written")
+  }
+
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
-    store.pinned.foreach { s =>
-      throw new UnsupportedFeatureException(s"table $tableName is read as of snapshot ${s.id} (time travel or a tag); " +
-        "it cannot be written")
-    }
+    writable()
     TimeTravel.Keys.find(k => info.options().containsKey(k)).foreach { k =>
       throw new UnsupportedFeatureException(s"table $tableName: '$k' names a point in history, which cannot be " +
         "written; tags and snapshots are read only")
@@ -71,6 +77,31 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
     // Tables written by other engines may use layouts this one cannot write yet.
     KeyLayout.of(tableName, target.store.schema)
     new PaimonWriteBuilder(target, info.queryId())
+  }
+
+  /** Row-level statements that Spark cannot turn into [[deleteWhere]]. */
+  override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = {
+    writable()
+    if (store.isPrimaryKeyTable) () => new KeyDeltaOperation(this, info.command())
+    else () => new CopyOnWriteOperation(this, info.command())
+  }
+
+  /** A DELETE whose condition only compares partition columns with values drops whole partitions. */
+  override def canDeleteWhere(predicates: Array[SparkPredicate]): Boolean =
+    PartitionPredicates.scope(store.schema, predicates).isDefined
+
+  override def deleteWhere(predicates: Array[SparkPredicate]): Unit = {
+    writable()
+    val scope = PartitionPredicates.scope(store.schema, predicates).getOrElse(
+      throw new UnsupportedFeatureException(s"table $tableName: DELETE WHERE ${predicates.mkString(" AND ")} needs " +
+        "rows to be read; only conditions on partition columns drop partitions"))
+    store.newCommit(java.util.UUID.randomUUID().toString).commit(Nil, Some(scope))
+  }
+
+  override def truncateTable(): Boolean = {
+    writable()
+    store.newCommit(java.util.UUID.randomUUID().toString).commit(Nil, Some(OverwriteScope.WholeTable))
+    true
   }
 }
 

@@ -74,7 +74,11 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
   private val changelogRuns = if (options.changelogProducer != ChangelogProducer.Input) None
     else Some(new BucketRuns(settings.copy(filePrefix = options.changelogFilePrefix)))
 
-  def write(row: InternalRow): Unit = {
+  /** Writes a row with the kind its `rowkind.field` names, or as an insert. */
+  def write(row: InternalRow): Unit = write(row, kindOf(row))
+
+  /** Writes a row as a change of `kind` (one of [[KeyValue]]'s kinds). */
+  def write(row: InternalRow, kind: Byte): Unit = {
     keyOrdinals.foreach { i =>
       if (row.isNullAt(i)) {
         throw new InvalidDataException(s"table $name: primary-key column '${schema.fields(i).name}' is null in a written row")
@@ -82,7 +86,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
     }
     val kv = toBuffer(row)
     kv.setLong(KeyValue.SequenceOrdinal, arrival)
-    kv.setByte(KeyValue.KindOrdinal, kindOf(row))
+    kv.setByte(KeyValue.KindOrdinal, kind)
     kv.setInt(bucketOrdinal, bucketer.bucketOf(row))
     arrival += 1
     if (sorter == null) sorter = newSorter()

@@ -14,6 +14,11 @@ object OverwriteScope {
   final case class Matching(filter: Predicate) extends OverwriteScope
   /** The partitions the new files belong to (dynamic partition overwrite). */
   case object WrittenPartitions extends OverwriteScope
+  /**
+   * Exactly these files, read by a copy-on-write DELETE, UPDATE or MERGE; each must still be live,
+   * or another commit changed what the statement read and it fails rather than lose that change.
+   */
+  final case class Files(ids: Set[FileIdentifier]) extends OverwriteScope
 }
 
 /**
@@ -33,19 +38,21 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
   def commit(added: Seq[ManifestEntry], overwrite: Option[OverwriteScope], index: Seq[IndexChange] = Nil,
       changelog: Seq[ManifestEntry] = Nil, identifier: Long = SnapshotJson.BatchCommitIdentifier): Option[Long] = {
     val writtenPartitions = added.map(_.partitionKey).toSet
-    val nothingToReplace = overwrite.contains(OverwriteScope.WrittenPartitions) && added.isEmpty
+    val nothingToReplace = added.isEmpty && (overwrite.contains(OverwriteScope.WrittenPartitions) ||
+      overwrite.contains(OverwriteScope.Files(Set.empty)))
     if ((added.isEmpty && overwrite.isEmpty) || nothingToReplace) return None
 
     val partitionInScope: Array[Byte] => Boolean = overwrite match {
       case Some(OverwriteScope.WholeTable) => _ => true
       case Some(OverwriteScope.WrittenPartitions) => p => writtenPartitions.contains(ByteBuffer.wrap(p))
       case Some(OverwriteScope.Matching(filter)) => p => partitions.mayMatch(filter, BinaryRow.deserialize(partitionTypes, p))
-      case None => _ => false
+      case Some(OverwriteScope.Files(_)) | None => _ => false
     }
     val kind = if (overwrite.isDefined) CommitKind.Overwrite else CommitKind.Append
     // Overwritten partitions of a dynamic-bucket table lose their HASH index with their data: the
     // write assigned its keys from an empty index, and its index files are all there is now.
-    val indexReset = if (overwrite.isDefined && table.isPrimaryKeyTable && table.options.bucket == -1) {
+    val partitionsReplaced = overwrite.exists(!_.isInstanceOf[OverwriteScope.Files])
+    val indexReset = if (partitionsReplaced && table.isPrimaryKeyTable && table.options.bucket == -1) {
       Some((e: IndexFileEntry) => partitionInScope(e.partition))
     } else None
     index.find(c => indexReset.exists(reset => !reset(c.entry))).foreach { c =>
@@ -53,9 +60,15 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
         s"partitions it replaces (bucket ${c.entry.bucket}); a dynamic-bucket table can only take them from an " +
         "empty index where the partition is replaced; nothing was committed")
     }
-    run(added, kind, (store, base) =>
-      if (overwrite.isEmpty) Nil else store.liveFiles(base, e => partitionInScope(e.partition)), index, indexReset,
-      changelog, identifier)
+    run(added, kind, (store, base) => overwrite match {
+      case None => Nil
+      case Some(OverwriteScope.Files(ids)) =>
+        val live = store.liveFiles(base, e => ids(e.identifier))
+        val gone = ids -- live.map(_.identifier)
+        if (gone.nonEmpty) throw deletionConflict(gone)
+        live
+      case Some(_) => store.liveFiles(base, e => partitionInScope(e.partition))
+    }, index, indexReset, changelog, identifier)
   }
 
   /**

@@ -11,7 +11,7 @@ import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFil
 import org.apache.spark.sql.types.StructType
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.format.{DataField, DataFileMeta, SparkTypes}
+import paimonspark.format.{DataField, DataFileMeta, FileIdentifier, SparkTypes}
 import paimonspark.table.{DataSplit, FileStoreTable, Predicate, PrimaryKeyWriter}
 
 /**
@@ -76,6 +76,10 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
     }
     FilePartition.getFilePartitions(SparkSession.active, pieces.sortBy(-_.length), maxSplitBytes)
   }
+
+  /** The planned files, as commits identify them. */
+  def plannedFiles: Set[FileIdentifier] =
+    splits.flatMap(s => s.files.map(f => FileIdentifier.of(s.partitionBytes, s.bucket, f))).toSet
 
   /** The schema ids the planned files were written with. */
   protected def plannedSchemaIds: Set[Long] = splits.flatMap(_.files.map(_.schemaId)).toSet

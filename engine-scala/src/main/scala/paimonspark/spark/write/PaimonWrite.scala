@@ -60,8 +60,13 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope], queryI
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = writerFactory(bucketing)
 
   private def writerFactory(bucketing: Bucketing): DataWriterFactory =
-    if (store.isPrimaryKeyTable) new PrimaryKeyWriterFactory(store, PrimaryKeyWriter.nextSequences(store), bucketing)
-    else new AppendWriterFactory(store)
+    if (store.isPrimaryKeyTable) primaryKeyFactory(bucketing) else new AppendWriterFactory(store)
+
+  private def primaryKeyFactory(bucketing: Bucketing) =
+    new PrimaryKeyWriterFactory(store, PrimaryKeyWriter.nextSequences(store), bucketing)
+
+  /** The writers of a primary-key table's row-level changes ([[KeyDeltaWrite]]). */
+  def primaryKeyWriterFactory: PrimaryKeyWriterFactory = primaryKeyFactory(bucketing)
 
   override def commit(messages: Array[WriterCommitMessage]): Unit =
     commitFiles(UUID.randomUUID().toString, messages, SnapshotJson.BatchCommitIdentifier)

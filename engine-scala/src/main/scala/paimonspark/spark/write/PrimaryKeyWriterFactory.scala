@@ -1,16 +1,51 @@
 package paimonspark.spark.write
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory, WriterCommitMessage}
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, WriterCommitMessage}
 
+import paimonspark.InvalidDataException
+import paimonspark.format.SparkTypes
+import paimonspark.lsm.KeyValue
 import paimonspark.table.{Bucketing, FileStoreTable, PrimaryKeyWriter}
 
-/** Creates the per-task writers of a primary-key table; sequences and buckets are planned on the driver. */
+/**
+ * Creates the per-task writers of a primary-key table; sequences and buckets are planned on the
+ * driver. A plain write upserts each row (with its `rowkind.field` kind, if the table has one); the
+ * row-level changes of DELETE, UPDATE and MERGE INTO are written as what they are: a retraction of
+ * a key, an update, an insert. Nothing is rewritten: they are merged on read like any write.
+ */
 final class PrimaryKeyWriterFactory(table: FileStoreTable, nextSequences: Map[String, Long], bucketing: Bucketing)
-    extends DataWriterFactory {
-  override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = new DataWriter[InternalRow] {
+    extends DeltaWriterFactory {
+  // Row ids are the primary key, in its order (see KeyDeltaOperation.rowId).
+  private val keyOrdinals = table.schema.primaryKeys.map(k => table.schema.fields.indexWhere(_.name == k)).toArray
+  private val keyTypes = keyOrdinals.map(i => SparkTypes.physicalType(table.schema.fields(i).dataType))
+  private val width = table.schema.fields.size
+
+  override def createWriter(partitionId: Int, taskId: Long): DeltaWriter[InternalRow] = new DeltaWriter[InternalRow] {
     private val writer = new PrimaryKeyWriter(table, nextSequences, bucketing)
+    // A retraction carries its key; Paimon's merge engines read nothing else of it.
+    private val retraction = new GenericInternalRow(width)
+
     override def write(row: InternalRow): Unit = writer.write(row)
+    override def insert(row: InternalRow): Unit = writer.write(row)
+    override def update(metadata: InternalRow, id: InternalRow, row: InternalRow): Unit = {
+      var i = 0
+      while (i < keyOrdinals.length) {
+        if (row.get(keyOrdinals(i), keyTypes(i)) != id.get(i, keyTypes(i))) {
+          throw new InvalidDataException(s"table ${table.name}: UPDATE and MERGE cannot assign primary-key column " +
+            s"'${table.schema.fields(keyOrdinals(i)).name}'; delete the row and insert it with its new key")
+        }
+        i += 1
+      }
+      writer.write(row, KeyValue.UpdateAfter)
+    }
+    override def reinsert(metadata: InternalRow, row: InternalRow): Unit = writer.write(row, KeyValue.UpdateAfter)
+    override def delete(metadata: InternalRow, id: InternalRow): Unit = {
+      var i = 0
+      while (i < keyOrdinals.length) { retraction.update(keyOrdinals(i), id.get(i, keyTypes(i))); i += 1 }
+      writer.write(retraction, KeyValue.Delete)
+    }
     override def commit(): WriterCommitMessage = FilesWritten(writer.finish())
     override def abort(): Unit = writer.abort()
     override def close(): Unit = ()

@@ -1,0 +1,43 @@
+package paimonspark.spark.write
+
+import org.apache.spark.sql.connector.read.{Scan, ScanBuilder}
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperation, Write, WriteBuilder}
+import org.apache.spark.sql.connector.write.RowLevelOperation.Command
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import paimonspark.spark.{SparkSchemas, SparkTable}
+import paimonspark.spark.read.{PaimonScan, PushDownScanBuilder}
+import paimonspark.table.OverwriteScope
+
+/**
+ * DELETE, UPDATE and MERGE INTO on an append table, copy-on-write: Spark reads the files that may
+ * hold a row the statement changes (statistics skip the others), and what it writes back of them
+ * replaces exactly those files in one OVERWRITE commit. Filters only choose files: a row group
+ * skipped inside a chosen file would be missing from what replaces it. A file another commit
+ * removed meanwhile fails the commit ([[OverwriteScope.Files]]).
+ */
+final class CopyOnWriteOperation(table: SparkTable, command: Command) extends RowLevelOperation {
+  private var scan: Option[PaimonScan] = None
+
+  override def command(): Command = command
+
+  override def description(): String = s"copy-on-write $command of ${table.name()}"
+
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
+    val store = table.store
+    new PushDownScanBuilder(store.schema, SparkSchemas.sparkSchema(store.schema)) {
+      override def build(): Scan = {
+        val files = new PaimonScan(store, required, Nil, predicate)
+        scan = Some(files)
+        files
+      }
+    }
+  }
+
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new WriteBuilder {
+    override def build(): Write = {
+      val read = scan.getOrElse(throw new IllegalStateException(s"$command of ${table.name()} wrote before it read"))
+      new PaimonWrite(table, Some(OverwriteScope.Files(read.plannedFiles)), info.queryId())
+    }
+  }
+}

@@ -1,0 +1,207 @@
+"""DELETE, UPDATE, MERGE INTO and TRUNCATE: one commit each, only the files that hold a changed row rewritten."""
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import commit_kinds, oracle_rows, rows
+from paimon_spark import CommitConflictError, InvalidDataError, UnsupportedFeatureError
+
+T = "paimon.default.{}"
+
+
+def files(spark, name):
+    return {r[0] for r in spark.sql(f"SELECT file_path FROM paimon.default.`{name}$files`").collect()}
+
+
+def make_append_table(spark, name):
+    """Three partitions, two files each: ids 1-6 in the first insert, 11-16 in the second."""
+    spark.sql(f"CREATE TABLE {T.format(name)} (id INT, v STRING, p INT) PARTITIONED BY (p)")
+    for base in (0, 10):
+        spark.sql(f"INSERT INTO {T.format(name)} VALUES " +
+                  ", ".join(f"({base + i}, 'v{base + i}', {(i - 1) // 2})" for i in range(1, 7)))
+
+
+def test_delete_rewrites_only_the_files_holding_a_matching_row(spark, warehouse, oracle):
+    make_append_table(spark, "del")
+    before = files(spark, "del")
+    spark.sql("DELETE FROM paimon.default.del WHERE id = 12")
+    after = files(spark, "del")
+    # One file held id 12 (partition 0 of the second insert): statistics rule the others out, so it
+    # alone is replaced, by one file.
+    assert len(before - after) == 1 and len(after - before) == 1
+    assert all("/p=0/" in f for f in (before - after) | (after - before))
+    assert commit_kinds(warehouse, "del")[-1] == "OVERWRITE"
+    expected = [(i, f"v{i}", (i % 10 - 1) // 2) for i in (1, 2, 3, 4, 5, 6, 11, 13, 14, 15, 16)]
+    assert rows(spark.sql("SELECT * FROM paimon.default.del")) == expected
+    assert oracle_rows(oracle, "del", ["id", "v", "p"]) == expected
+    # A condition matching nothing commits nothing.
+    snapshots = len(commit_kinds(warehouse, "del"))
+    spark.sql("DELETE FROM paimon.default.del WHERE id = 99")
+    assert len(commit_kinds(warehouse, "del")) == snapshots
+
+
+def test_delete_of_whole_partitions_is_metadata_only(spark, warehouse):
+    make_append_table(spark, "drop_part")
+    before = files(spark, "drop_part")
+    started = time.time()
+    spark.sql("DELETE FROM paimon.default.drop_part WHERE p = 1")
+    assert time.time() - started < 5
+    after = files(spark, "drop_part")
+    # Every file of p=1 is dropped and nothing is written.
+    assert after == {f for f in before if "/p=1/" not in f} and after < before
+    assert rows(spark.sql("SELECT DISTINCT p FROM paimon.default.drop_part")) == [(0,), (2,)]
+    spark.sql("TRUNCATE TABLE paimon.default.drop_part")
+    assert spark.table("paimon.default.drop_part").count() == 0
+    assert commit_kinds(warehouse, "drop_part")[-2:] == ["OVERWRITE", "OVERWRITE"]
+
+
+def test_update_and_merge_change_rows_in_one_commit_each(spark, warehouse, oracle):
+    make_append_table(spark, "upd")
+    spark.sql("UPDATE paimon.default.upd SET v = upper(v) WHERE id IN (1, 16)")
+    assert rows(spark.sql("SELECT id, v FROM paimon.default.upd WHERE id IN (1, 2, 16)")) == [
+        (1, "V1"), (2, "v2"), (16, "V16")]
+    spark.createDataFrame([(1, "one", 0), (3, "gone", 1), (40, "new", 2), (41, "skip", 2)], "id INT, v STRING, p INT") \
+        .createOrReplaceTempView("changes")
+    kinds = len(commit_kinds(warehouse, "upd"))
+    spark.sql("""
+        MERGE INTO paimon.default.upd t USING changes s ON t.id = s.id
+        WHEN MATCHED AND s.v = 'gone' THEN DELETE
+        WHEN MATCHED THEN UPDATE SET v = s.v
+        WHEN NOT MATCHED AND s.v <> 'skip' THEN INSERT *
+        WHEN NOT MATCHED BY SOURCE AND t.id > 14 THEN UPDATE SET v = 'orphan'
+        WHEN NOT MATCHED BY SOURCE AND t.id = 14 THEN DELETE
+    """)
+    assert len(commit_kinds(warehouse, "upd")) == kinds + 1
+    expected = [(1, "one", 0), (2, "v2", 0), (4, "v4", 1), (5, "v5", 2), (6, "v6", 2), (11, "v11", 0), (12, "v12", 0),
+                (13, "v13", 1), (15, "orphan", 2), (16, "orphan", 2), (40, "new", 2)]
+    assert rows(spark.sql("SELECT * FROM paimon.default.upd")) == expected
+    assert oracle_rows(oracle, "upd", ["id", "v", "p"]) == expected
+    # A source row matching two target rows is Spark's error, and nothing is committed.
+    spark.createDataFrame([(2, "x", 0), (2, "y", 0)], "id INT, v STRING, p INT").createOrReplaceTempView("dupes")
+    kinds = len(commit_kinds(warehouse, "upd"))
+    with pytest.raises(Exception, match="MERGE_CARDINALITY_VIOLATION"):
+        spark.sql("MERGE INTO paimon.default.upd t USING dupes s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v")
+    assert len(commit_kinds(warehouse, "upd")) == kinds
+
+
+def test_two_processes_changing_the_same_file_one_fails_and_no_update_is_lost(spark, warehouse, tmp_path):
+    spark.sql("CREATE TABLE paimon.default.race (id INT, v STRING)")
+    # One file holds every row, so both statements rewrite it.
+    spark.createDataFrame([(1, "a"), (2, "b"), (3, "c")], "id INT, v STRING").coalesce(1) \
+        .writeTo("paimon.default.race").append()
+    assert len(files(spark, "race")) == 1
+    go = tmp_path / "go"
+    worker = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve().parent / "dml_worker.py"), str(warehouse), str(go),
+         "UPDATE paimon.default.race SET v = 'other process' WHERE id = 1"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    deadline = time.time() + 180
+    while not Path(f"{go}.ready").exists():
+        assert time.time() < deadline and worker.poll() is None, "the worker process did not start"
+        time.sleep(0.1)
+
+    # This statement reads the table's one file, then takes its time writing it back (a slow UDF on
+    # the row it changes); meanwhile the other process replaces the same file.
+    spark.udf.register("slowly", lambda v: (time.sleep(12), v.upper())[1] if v == "b" else v, "string")
+    outcome = {}
+
+    def slow_update():
+        try:
+            spark.sql("UPDATE paimon.default.race SET v = slowly(v) WHERE id = 2")
+            outcome["slow"] = "committed"
+        except Exception as e:  # noqa: BLE001 - the assertion below names what was expected
+            outcome["slow"] = e
+
+    thread = threading.Thread(target=slow_update)
+    thread.start()
+    time.sleep(3)
+    go.touch()
+    assert worker.communicate(timeout=120)[0].strip().splitlines()[-1] == "committed"
+    thread.join(timeout=120)
+    assert isinstance(outcome["slow"], CommitConflictError), outcome
+    assert "already removed" in str(outcome["slow"])
+    # The other process's update stands; the failed statement changed nothing.
+    assert rows(spark.sql("SELECT * FROM paimon.default.race")) == [(1, "other process"), (2, "b"), (3, "c")]
+
+
+PK_TABLE = ("CREATE TABLE paimon.default.{name} (id INT, v STRING, p INT) PARTITIONED BY (p) "
+            "TBLPROPERTIES ('primary-key' = 'id, p', 'bucket' = '{bucket}' {extra})")
+
+
+@pytest.mark.parametrize("bucket", ["2", "-1"])
+def test_primary_key_tables_write_only_the_changed_keys(spark, warehouse, oracle, bucket):
+    name = f"keys_{bucket.replace('-', 'dyn')}"
+    spark.sql(PK_TABLE.format(name=name, bucket=bucket, extra=", 'changelog-producer' = 'lookup'"))
+    spark.sql(f"INSERT INTO paimon.default.{name} VALUES (1, 'a', 1), (2, 'b', 1), (3, 'c', 2), (4, 'd', 2), (5, 'e', 3)")
+    start = spark.sql(f"SELECT max(snapshot_id) FROM paimon.default.`{name}$snapshots`").first()[0]
+    spark.sql(f"DELETE FROM paimon.default.{name} WHERE id = 2")
+    spark.sql(f"UPDATE paimon.default.{name} SET v = upper(v) WHERE id >= 4")
+    spark.createDataFrame([(1, "x", 1), (9, "new", 2), (3, "del", 2)], "id INT, v STRING, p INT") \
+        .createOrReplaceTempView("key_changes")
+    spark.sql(f"""
+        MERGE INTO paimon.default.{name} t USING key_changes s ON t.id = s.id AND t.p = s.p
+        WHEN MATCHED AND s.v = 'del' THEN DELETE
+        WHEN MATCHED THEN UPDATE SET *
+        WHEN NOT MATCHED THEN INSERT *
+    """)
+    expected = [(1, "x", 1), (4, "D", 2), (5, "E", 3), (9, "new", 2)]
+    assert rows(spark.sql(f"SELECT * FROM paimon.default.{name}")) == expected
+    assert oracle_rows(oracle, name, ["id", "v", "p"]) == expected
+    # Three statements, three APPEND commits of changed keys (each followed by its compaction).
+    assert [k for k in commit_kinds(warehouse, name) if k != "COMPACT"] == ["APPEND"] * 4
+    # The lookup changelog has each change with its before image.
+    latest = spark.sql(f"SELECT max(snapshot_id) FROM paimon.default.`{name}$snapshots`").first()[0]
+    changes = rows(spark.sql(f"SELECT _change_type, id, v FROM paimon.default.{name} "
+                             f"CHANGES FROM VERSION {start} EXCLUSIVE TO VERSION {latest}"))
+    assert changes == sorted([
+        ("delete", 2, "b"), ("update_preimage", 4, "d"), ("update_postimage", 4, "D"),
+        ("update_preimage", 5, "e"), ("update_postimage", 5, "E"), ("update_preimage", 1, "a"),
+        ("update_postimage", 1, "x"), ("delete", 3, "c"), ("insert", 9, "new")], key=lambda r: (r[0], r[1]))
+
+    # A key column cannot be assigned: the statement fails and nothing is committed.
+    kinds = commit_kinds(warehouse, name)
+    with pytest.raises(InvalidDataError, match="cannot assign primary-key column 'id'"):
+        spark.sql(f"UPDATE paimon.default.{name} SET id = 100 WHERE id = 1")
+    assert commit_kinds(warehouse, name) == kinds
+
+
+def test_merge_engines_take_what_paimon_lets_them(spark, warehouse):
+    spark.sql(PK_TABLE.format(name="partial", bucket="1", extra=", 'merge-engine' = 'partial-update', "
+                              "'partial-update.remove-record-on-delete' = 'true'"))
+    spark.sql("INSERT INTO paimon.default.partial VALUES (1, 'a', 1), (2, 'b', 1)")
+    spark.sql("DELETE FROM paimon.default.partial WHERE id = 1")
+    spark.sql("UPDATE paimon.default.partial SET v = 'B' WHERE id = 2")
+    assert rows(spark.sql("SELECT * FROM paimon.default.partial")) == [(2, "B", 1)]
+    for engine, statement in [("first-row", "UPDATE {t} SET v = 'z'"), ("aggregation", "DELETE FROM {t} WHERE id = 1")]:
+        name = engine.replace("-", "_")
+        spark.sql(PK_TABLE.format(name=name, bucket="1", extra=f", 'merge-engine' = '{engine}'"))
+        spark.sql(f"INSERT INTO paimon.default.{name} VALUES (1, 'a', 1), (2, 'b', 2)")
+        kinds = commit_kinds(warehouse, name)
+        with pytest.raises(UnsupportedFeatureError, match=f"{engine} merge engine"):
+            spark.sql(statement.format(t=f"paimon.default.{name}"))
+        assert commit_kinds(warehouse, name) == kinds
+        # Dropping a whole partition needs no merge: every engine takes it.
+        spark.sql(f"DELETE FROM paimon.default.{name} WHERE p = 2")
+        assert rows(spark.sql(f"SELECT id FROM paimon.default.{name}")) == [(1,)]
+
+
+def test_concurrent_statements_on_a_primary_key_table_both_land(spark):
+    from concurrent.futures import ThreadPoolExecutor
+
+    spark.sql(PK_TABLE.format(name="both", bucket="2", extra=", 'write-only' = 'true'"))
+    spark.sql("INSERT INTO paimon.default.both VALUES (1, 'a', 1), (2, 'b', 1), (3, 'c', 2)")
+    before = files(spark, "both")
+    statements = ["UPDATE paimon.default.both SET v = 'first' WHERE id = 1",
+                  "DELETE FROM paimon.default.both WHERE id = 3"]
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(spark.sql, statements))
+    assert rows(spark.sql("SELECT * FROM paimon.default.both")) == [(1, "first", 1), (2, "b", 1)]
+    # No file was rewritten: each statement added one file holding the one key it changed.
+    assert before < files(spark, "both")
+    assert rows(spark.sql("SELECT commit_kind, delta_record_count FROM paimon.default.`both$snapshots` "
+                          "WHERE snapshot_id > 1")) == [("APPEND", 1), ("APPEND", 1)]
