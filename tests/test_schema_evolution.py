@@ -69,7 +69,7 @@ def test_columns_renamed_added_retyped_moved_and_dropped_keep_their_data(spark, 
         (1, 10, "one", (1, None)), (2, 20, "two", (2, None)), (3, 30, "three", (3, 9))]
 
 
-@pytest.mark.parametrize("source, target, value, expected", [
+WIDENINGS = [
     ("TINYINT", "SMALLINT", "7", 7),
     ("SMALLINT", "INT", "7", 7),
     ("INT", "BIGINT", "2147483647", 2147483647),
@@ -79,17 +79,23 @@ def test_columns_renamed_added_retyped_moved_and_dropped_keep_their_data(spark, 
     ("INT", "STRING", "42", "42"),
     ("DATE", "TIMESTAMP_NTZ", "DATE'2024-01-02'", datetime(2024, 1, 2)),
     ("VARCHAR(5)", "STRING", "'abc'", "abc"),
-])
-def test_widened_columns_read_old_values_in_the_new_type(spark, warehouse, oracle, source, target, value, expected):
-    name = "widen_" + "".join(c for c in f"{source}_{target}".lower() if c.isalnum() or c == "_")
-    spark.sql(f"CREATE TABLE paimon.default.{name} (id INT, v {source})")
-    spark.sql(f"INSERT INTO paimon.default.{name} VALUES (1, {value})")
-    spark.sql(f"ALTER TABLE paimon.default.{name} ALTER COLUMN v TYPE {target}")
-    spark.sql(f"INSERT INTO paimon.default.{name} VALUES (2, NULL)")
-    assert rows(spark.sql(f"SELECT * FROM paimon.default.{name}")) == [(1, expected), (2, None)]
-    # A filter on the widened column must keep the old file that holds the value.
-    assert spark.sql(f"SELECT id FROM paimon.default.{name} WHERE v = {value}").collect()[0][0] == 1
-    assert oracle_rows(oracle, name, ["id"]) == [(1,), (2,)]
+]
+
+
+def test_widened_columns_read_old_values_in_the_new_type(spark, oracle):
+    """One column per widening Spark's ALTER COLUMN lets through; each written before its change."""
+    columns = ", ".join(f"c{i} {source}" for i, (source, _, _, _) in enumerate(WIDENINGS))
+    spark.sql(f"CREATE TABLE paimon.default.widened (id INT, {columns})")
+    spark.sql(f"INSERT INTO paimon.default.widened VALUES (1, {', '.join(v for _, _, v, _ in WIDENINGS)})")
+    for i, (_, target, _, _) in enumerate(WIDENINGS):
+        spark.sql(f"ALTER TABLE paimon.default.widened ALTER COLUMN c{i} TYPE {target}")
+    spark.sql("INSERT INTO paimon.default.widened (id) VALUES (2)")
+    assert rows(spark.sql("SELECT * FROM paimon.default.widened")) == [
+        (1, *[expected for _, _, _, expected in WIDENINGS]), (2, *[None] * len(WIDENINGS))]
+    # A filter on a widened column keeps the old file that holds the value.
+    for i, (_, _, value, _) in enumerate(WIDENINGS):
+        assert spark.sql(f"SELECT id FROM paimon.default.widened WHERE c{i} = {value}").collect()[0][0] == 1, WIDENINGS[i]
+    assert oracle_rows(oracle, "widened", ["id"]) == [(1,), (2,)]
 
 
 def test_merge_engines_keep_working_across_changes(spark):
@@ -171,3 +177,46 @@ def test_concurrent_schema_changes_both_land(spark, warehouse):
     columns = [f["name"] for f in latest_schema(warehouse, "racing")["fields"]]
     assert sorted(columns) == sorted(["id"] + [f"{p}{i}" for p in "ab" for i in range(4)])
     assert schema_ids(warehouse, "racing") == list(range(9))
+
+
+def test_old_files_are_skipped_by_statistics_of_renamed_and_widened_columns(spark, warehouse):
+    t = "paimon.default.skipping"
+    spark.sql(f"CREATE TABLE {t} (id INT, v INT)")
+    for start in (0, 1000):
+        spark.range(start, start + 100, 1, 1).selectExpr("CAST(id AS INT) id", "CAST(id AS INT) v").writeTo(t).append()
+    spark.sql(f"ALTER TABLE {t} RENAME COLUMN v TO w")
+    spark.sql(f"ALTER TABLE {t} ALTER COLUMN w TYPE BIGINT")
+    files = sorted((table_dir(warehouse, "skipping") / "bucket-0").glob("*.parquet"), key=lambda f: f.stat().st_mtime)
+    files[-1].unlink()  # the file of 1000..1099: a read that opened it would fail
+    assert spark.sql(f"SELECT count(*) FROM {t} WHERE w < 50").collect()[0][0] == 50
+    with pytest.raises(Exception):
+        spark.sql(f"SELECT count(*) FROM {t} WHERE w >= 1000").collect()
+
+
+def test_writes_with_schema_evolution_add_columns_and_widen_types(spark, warehouse, oracle):
+    spark.sql("CREATE TABLE paimon.default.evolving_writes (id INT, v INT)")
+    spark.sql("INSERT INTO paimon.default.evolving_writes VALUES (1, 1)")
+    # Without it, a mismatched write is Spark's error naming the table, and nothing changes.
+    with pytest.raises(AnalysisException, match="too many data columns"):
+        spark.sql("INSERT INTO paimon.default.evolving_writes SELECT 2, 2, 'x'")
+    spark.sql("INSERT WITH SCHEMA EVOLUTION INTO paimon.default.evolving_writes "
+              "SELECT 2 AS id, 5000000000 AS v, 'x' AS extra")
+    assert spark.table("paimon.default.evolving_writes").schema.simpleString() == "struct<id:int,v:bigint,extra:string>"
+    assert rows(spark.table("paimon.default.evolving_writes")) == [(1, 1, None), (2, 5000000000, "x")]
+    # A change that is not a widening stays Spark's clear error, naming the column.
+    with pytest.raises(AnalysisException, match="`v`"):
+        spark.sql("INSERT WITH SCHEMA EVOLUTION INTO paimon.default.evolving_writes SELECT 3 AS id, 'text' AS v, 'y'")
+    assert schema_ids(warehouse, "evolving_writes") == [0, 1]  # both changes in one schema version
+    # With explicit casts allowed, the same write changes the column's type, and old values are cast.
+    spark.sql("ALTER TABLE paimon.default.evolving_writes SET TBLPROPERTIES ('write.merge-schema.explicit-cast' = 'true')")
+    spark.sql("INSERT WITH SCHEMA EVOLUTION INTO paimon.default.evolving_writes SELECT 3 AS id, 'text' AS v, 'y'")
+    assert rows(spark.sql("SELECT id, v FROM paimon.default.evolving_writes")) == [
+        (1, "1"), (2, "5000000000"), (3, "text")]
+
+    spark.sql(f"CREATE TABLE paimon.default.evolving_merge (id INT, v STRING) {PK}")
+    spark.sql("INSERT INTO paimon.default.evolving_merge VALUES (1, 'a')")
+    spark.createDataFrame([(1, "b", 10), (2, "c", 20)], "id INT, v STRING, n INT").createOrReplaceTempView("wider")
+    spark.sql("MERGE WITH SCHEMA EVOLUTION INTO paimon.default.evolving_merge t USING wider s ON t.id = s.id "
+              "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+    assert rows(spark.table("paimon.default.evolving_merge")) == [(1, "b", 10), (2, "c", 20)]
+    assert oracle_rows(oracle, "evolving_merge") == [(1, "b", 10), (2, "c", 20)]

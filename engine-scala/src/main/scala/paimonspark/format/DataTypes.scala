@@ -110,6 +110,22 @@ object DataTypes {
   def timestamp(p: scala.Int): AtomicType = AtomicType(Timestamp, Seq(p), nullable = true)
   def timestampLtz(p: scala.Int): AtomicType = AtomicType(TimestampLtz, Seq(p), nullable = true)
 
+  /**
+   * The type at a column path: names of nested fields, with one segment (`element`, `value`) for
+   * each array or map on the way; None if there is no such column.
+   */
+  def typeAt(fields: Seq[DataField], path: Seq[String]): Option[DataType] =
+    fields.find(_.name == path.head).flatMap(f => inside(f.dataType, path.tail))
+
+  private def inside(t: DataType, path: Seq[String]): Option[DataType] =
+    if (path.isEmpty) Some(t)
+    else t match {
+      case r: RowType => typeAt(r.fields, path)
+      case a: ArrayType => inside(a.element, path.tail)
+      case m: MapType => inside(m.value, path.tail)
+      case _ => None
+    }
+
   /** Field ids of a type's nested row fields, depth first. */
   def nestedFieldIds(t: DataType): Seq[scala.Int] = t match {
     case r: RowType => r.fields.flatMap(f => f.id +: nestedFieldIds(f.dataType))

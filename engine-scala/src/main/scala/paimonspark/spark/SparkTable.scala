@@ -6,8 +6,8 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.catalog.{SupportsDeleteV2, SupportsRead, SupportsRowLevelOperations, SupportsWrite,
-  Table, TableCapability}
+import org.apache.spark.sql.connector.catalog.{SupportsDeleteV2, SupportsRead, SupportsRowLevelOperations,
+  SupportsSchemaEvolution, SupportsWrite, Table, TableCapability, TableChange}
 import org.apache.spark.sql.connector.catalog.TableCapability._
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.read.ScanBuilder
@@ -31,7 +31,8 @@ import paimonspark.table.{ChangeRange, ChangeRead, ChangeScanMode, CommitChanges
  * which reads only the files of a primary-key table's top level, without merging.
  */
 class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolean = false, readOptimized: Boolean = false)
-    extends Table with SupportsRead with SupportsWrite with SupportsRowLevelOperations with SupportsDeleteV2 {
+    extends Table with SupportsRead with SupportsWrite with SupportsRowLevelOperations with SupportsDeleteV2
+    with SupportsSchemaEvolution {
 
   override def name(): String = tableName
 
@@ -47,7 +48,7 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
     // A pinned table streams too: `scan.snapshot-id` and `scan.timestamp-millis` say where a stream starts.
     (if (readOptimized) Set(BATCH_READ)
      else if (pathBased || store.pinned.isDefined) Set(BATCH_READ, MICRO_BATCH_READ)
-     else Set(BATCH_READ, MICRO_BATCH_READ, BATCH_WRITE, STREAMING_WRITE, TRUNCATE, OVERWRITE_BY_FILTER,
+     else Set(BATCH_READ, MICRO_BATCH_READ, BATCH_WRITE, STREAMING_WRITE, TRUNCATE, OVERWRITE_BY_FILTER, AUTOMATIC_SCHEMA_EVOLUTION,
        OVERWRITE_DYNAMIC)).asJava
 
   /**
@@ -77,6 +78,18 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
     // Tables written by other engines may use layouts this one cannot write yet.
     KeyLayout.of(tableName, target.store.schema)
     new PaimonWriteBuilder(target, info.queryId())
+  }
+
+  /**
+   * The schema changes a write with schema evolution (`INSERT WITH SCHEMA EVOLUTION`, `MERGE WITH
+   * SCHEMA EVOLUTION`) may make before it writes: new nullable columns, and type changes Paimon
+   * allows (widenings; other casts only with `write.merge-schema.explicit-cast`). Spark makes them
+   * through the catalog's ALTER TABLE, by Paimon's rules.
+   */
+  override def supportsColumnChange(change: TableChange.ColumnChange): Boolean = change match {
+    case a: TableChange.AddColumn => a.isNullable && a.defaultValue() == null
+    case u: TableChange.UpdateColumnType => WriteEvolution.allowsTypeChange(store, u)
+    case _ => false
   }
 
   /** Row-level statements that Spark cannot turn into [[deleteWhere]]. */

@@ -4,7 +4,7 @@ import org.apache.spark.sql.connector.catalog.TableChange
 import org.apache.spark.sql.connector.catalog.TableChange.{ColumnPosition, First => SparkFirst, After => SparkAfter}
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.format.{ArrayType, DataField, DataType, MapType, RowType, SparkTypes, TableSchema}
+import paimonspark.format.{DataType, DataTypes, SparkTypes, TableSchema}
 import paimonspark.table.SchemaChange
 import paimonspark.table.SchemaChange._
 
@@ -23,7 +23,7 @@ object TableChanges {
       case r: TableChange.RenameColumn => Seq(RenameColumn(r.fieldNames().toSeq, r.newName()))
       // DROP COLUMN IF EXISTS of a column that is not there changes nothing.
       case d: TableChange.DeleteColumn =>
-        Seq(DropColumn(d.fieldNames().toSeq)).filter(_ => !d.ifExists() || exists(schema.fields, d.fieldNames().toSeq))
+        Seq(DropColumn(d.fieldNames().toSeq)).filter(_ => !d.ifExists() || DataTypes.typeAt(schema.fields, d.fieldNames().toSeq).isDefined)
       case u: TableChange.UpdateColumnType =>
         Seq(UpdateColumnType(u.fieldNames().toSeq, paimonType(u.fieldNames().last, u.newDataType())))
       case u: TableChange.UpdateColumnNullability => Seq(UpdateColumnNullability(u.fieldNames().toSeq, u.nullable()))
@@ -48,14 +48,4 @@ object TableChanges {
 
   private def unsupported(table: String, what: String): Nothing =
     throw new UnsupportedFeatureException(s"table $table: $what")
-
-  private def exists(fields: Seq[DataField], path: Seq[String]): Boolean =
-    fields.find(_.name == path.head).exists(f => path.tail.isEmpty || existsIn(f.dataType, path.tail))
-
-  private def existsIn(t: DataType, path: Seq[String]): Boolean = t match {
-    case r: RowType => exists(r.fields, path)
-    case a: ArrayType => path.tail.isEmpty || existsIn(a.element, path.tail)
-    case m: MapType => path.tail.isEmpty || existsIn(m.value, path.tail)
-    case _ => false
-  }
 }

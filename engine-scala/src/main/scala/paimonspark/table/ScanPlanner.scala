@@ -105,10 +105,14 @@ final class ScanPlanner(table: FileStoreTable) {
         if (pos < 0 || bounds.isEmpty) ColumnRange.unknown(file.rowCount)
         else {
           val nulls = file.valueStats.nullCounts.flatMap(_.lift(pos)).flatten
-          // Stats of a column whose type changed since the file was written are not comparable.
-          if (statsFields(pos).dataType.withNullable(true) != schema.fields(i).dataType.withNullable(true)) {
-            ColumnRange.unknown(file.rowCount)
-          } else ColumnRange(bounds.get._1.values(pos), bounds.get._2.values(pos), nulls, file.rowCount)
+          val (written, now) = (statsFields(pos).dataType.withNullable(true), schema.fields(i).dataType.withNullable(true))
+          val (min, max) = (bounds.get._1.values(pos), bounds.get._2.values(pos))
+          if (written == now) ColumnRange(min, max, nulls, file.rowCount)
+          else StatsWidening(written, now) match {
+            case Some(widen) if min != null && max != null => ColumnRange(widen(min), widen(max), nulls, file.rowCount)
+            // Stats of a column retyped otherwise since the file was written are not comparable.
+            case _ => ColumnRange.unknown(file.rowCount)
+          }
         }
     }
   }

@@ -188,6 +188,8 @@ object TableOptions {
     "sequence.field.sort-order" -> anything,
     RowKindField -> anything,
     "ignore-delete" -> boolean,
+    // Writes with schema evolution (Spark's WITH SCHEMA EVOLUTION) may cast beyond widenings.
+    "write.merge-schema.explicit-cast" -> boolean,
     "partial-update.remove-record-on-delete" -> boolean,
     ChangelogProducerKey -> { (k, v) =>
       oneOf(ChangelogProducer.All)(k, v)

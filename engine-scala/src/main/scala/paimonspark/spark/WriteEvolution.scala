@@ -1,0 +1,20 @@
+package paimonspark.spark
+
+import org.apache.spark.sql.connector.catalog.TableChange
+
+import paimonspark.format.{DataTypes, SparkTypes}
+import paimonspark.table.{FileStoreTable, TypeCasts}
+
+/** What a write with schema evolution may change of a table's column types, by Paimon's options. */
+object WriteEvolution {
+  /** Paimon's option allowing a write to change a column's type by more than a widening. */
+  val ExplicitCastOption = "write.merge-schema.explicit-cast"
+
+  def allowsTypeChange(table: FileStoreTable, change: TableChange.UpdateColumnType): Boolean = {
+    val explicit = table.options.raw.get(ExplicitCastOption).exists(_.trim.equalsIgnoreCase("true"))
+    DataTypes.typeAt(table.schema.fields, change.fieldNames().toSeq).exists { current =>
+      val next = SparkTypes.toPaimon(change.newDataType(), change.fieldNames().last, () => 0).withNullable(current.nullable)
+      TypeCasts.allowed(current, next, explicit) && (explicit || TypeCasts.widens(current, next))
+    }
+  }
+}
