@@ -205,3 +205,25 @@ def test_concurrent_statements_on_a_primary_key_table_both_land(spark):
     assert before < files(spark, "both")
     assert rows(spark.sql("SELECT commit_kind, delta_record_count FROM paimon.default.`both$snapshots` "
                           "WHERE snapshot_id > 1")) == [("APPEND", 1), ("APPEND", 1)]
+
+
+@pytest.mark.parametrize("kind", ["append", "pk"])
+def test_row_level_statements_after_schema_changes(spark, oracle, kind):
+    """An UPDATE after a rename, a MERGE after ADD COLUMN, a DELETE on a widened column."""
+    name = f"evolved_dml_{kind}"
+    t = f"paimon.default.{name}"
+    keyed = "TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')" if kind == "pk" else ""
+    spark.sql(f"CREATE TABLE {t} (id INT, v STRING, n INT) {keyed}")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30)")
+    spark.sql(f"ALTER TABLE {t} RENAME COLUMN v TO label")
+    spark.sql(f"UPDATE {t} SET label = upper(label) WHERE id = 1")
+    spark.sql(f"ALTER TABLE {t} ADD COLUMN note STRING")
+    spark.createDataFrame([(2, "b", 20, "merged"), (4, "d", 40, "new")], "id INT, label STRING, n INT, note STRING") \
+        .createOrReplaceTempView(f"src_{kind}")
+    spark.sql(f"MERGE INTO {t} t USING src_{kind} s ON t.id = s.id "
+              "WHEN MATCHED THEN UPDATE SET note = s.note WHEN NOT MATCHED THEN INSERT *")
+    spark.sql(f"ALTER TABLE {t} ALTER COLUMN n TYPE BIGINT")
+    spark.sql(f"DELETE FROM {t} WHERE n = 30")
+    expected = [(1, "A", 10, None), (2, "b", 20, "merged"), (4, "d", 40, "new")]
+    assert rows(spark.table(t)) == expected
+    assert oracle_rows(oracle, name, ["id", "label", "n", "note"]) == expected
