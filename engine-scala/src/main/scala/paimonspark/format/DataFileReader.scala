@@ -4,9 +4,9 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.InternalRow
 
 /**
- * Reads a data file's rows back, in file order, as the schema the reader was made for whatever schema they were written with (primary-key
- * files as merge input, append files for compaction). Implemented over Spark's Parquet reader by
- * the Spark layer.
+ * Reads a data file's rows back, in file order, as the schema the reader was made for, whatever
+ * schema the file was written with (primary-key files as merge input, append files for
+ * compaction). Implemented over Spark's Parquet reader by the Spark layer.
  */
 trait DataFileReader extends Serializable {
   /** Opens `file`, written with schema `schemaId`. */

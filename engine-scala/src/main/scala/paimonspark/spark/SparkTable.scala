@@ -108,14 +108,18 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
     val scope = PartitionPredicates.scope(store.schema, predicates).getOrElse(
       throw new UnsupportedFeatureException(s"table $tableName: DELETE WHERE ${predicates.mkString(" AND ")} needs " +
         "rows to be read; only conditions on partition columns drop partitions"))
-    store.newCommit(java.util.UUID.randomUUID().toString).commit(Nil, Some(scope))
+    dropFiles(scope)
   }
 
   override def truncateTable(): Boolean = {
     writable()
-    store.newCommit(java.util.UUID.randomUUID().toString).commit(Nil, Some(OverwriteScope.WholeTable))
+    dropFiles(OverwriteScope.WholeTable)
     true
   }
+
+  /** One OVERWRITE commit removing the files in `scope`, reading and writing no data. */
+  private def dropFiles(scope: OverwriteScope): Unit =
+    store.newCommit(java.util.UUID.randomUUID().toString).commit(Nil, Some(scope))
 }
 
 object SparkTable {

@@ -34,7 +34,7 @@ object TableChanges {
       case other => unsupported(table, s"ALTER TABLE ${other.getClass.getSimpleName} is not supported")
     }
 
-  private def paimonType(column: String, t: org.apache.spark.sql.types.DataType): DataType =
+  private[spark] def paimonType(column: String, t: org.apache.spark.sql.types.DataType): DataType =
     SparkTypes.toPaimon(t, column, () => 0)
 
   private def position(p: ColumnPosition): Option[Position] = p match {

@@ -2,7 +2,7 @@ package paimonspark.spark
 
 import org.apache.spark.sql.connector.catalog.TableChange
 
-import paimonspark.format.{DataTypes, SparkTypes}
+import paimonspark.format.DataTypes
 import paimonspark.table.{FileStoreTable, TypeCasts}
 
 /** What a write with schema evolution may change of a table's column types, by Paimon's options. */
@@ -13,8 +13,8 @@ object WriteEvolution {
   def allowsTypeChange(table: FileStoreTable, change: TableChange.UpdateColumnType): Boolean = {
     val explicit = table.options.raw.get(ExplicitCastOption).exists(_.trim.equalsIgnoreCase("true"))
     DataTypes.typeAt(table.schema.fields, change.fieldNames().toSeq).exists { current =>
-      val next = SparkTypes.toPaimon(change.newDataType(), change.fieldNames().last, () => 0).withNullable(current.nullable)
-      TypeCasts.allowed(current, next, explicit) && (explicit || TypeCasts.widens(current, next))
+      val next = TableChanges.paimonType(change.fieldNames().last, change.newDataType()).withNullable(current.nullable)
+      TypeCasts.allowed(current, next, explicit)
     }
   }
 }

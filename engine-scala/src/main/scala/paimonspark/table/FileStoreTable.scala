@@ -42,8 +42,13 @@ final class FileStoreTable(val io: FileIO, val paths: TablePaths, val schema: Ta
 
   /** This table as of `snapshot`, read with the schema that snapshot was committed under. */
   def pinnedTo(snapshot: Snapshot): FileStoreTable =
-    new FileStoreTable(io, paths, if (snapshot.schemaId == schema.id) schema else schemaManager.read(snapshot.schemaId),
-      Some(snapshot))
+    new FileStoreTable(io, paths, schemaWithId(snapshot.schemaId), Some(snapshot))
+
+  /** The table's schema version `id`: the one this table holds, or read from its file. */
+  def schemaWithId(id: Long): TableSchema = if (id == schema.id) schema else schemaManager.read(id)
+
+  /** Every schema version the table has had, oldest first. */
+  def allSchemas: Seq[TableSchema] = schemaManager.listIds().map(schemaWithId)
 
   /** This branch at its latest schema and snapshot, undoing a pin. */
   def latest: FileStoreTable = if (pinned.isEmpty) this else new FileStoreTable(io, paths, schemaManager.latestOrFail())

@@ -76,8 +76,7 @@ final class ScanPlanner(table: FileStoreTable) {
   }
 
   private def fileRange(partition: GenericInternalRow, file: DataFileMeta): Int => ColumnRange = {
-    val fileSchema = fileSchemas.getOrElseUpdate(file.schemaId,
-      if (file.schemaId == schema.id) schema else table.schemaManager.read(file.schemaId))
+    val fileSchema = fileSchemas.getOrElseUpdate(file.schemaId, table.schemaWithId(file.schemaId))
     val statsFields = file.valueStatsCols match {
       case None => fileSchema.fields
       case Some(cols) => cols.flatMap(c => fileSchema.fields.find(_.name == c))

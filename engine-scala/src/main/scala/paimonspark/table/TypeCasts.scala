@@ -55,10 +55,4 @@ object TypeCasts {
     case _ => false
   }
 
-
-  /** Whether a change is a widening, which Paimon allows even with explicit casts disabled. */
-  def widens(from: DataType, to: DataType): Boolean = (from, to) match {
-    case (f: AtomicType, t: AtomicType) => implicitSources(t.root)(f.root)
-    case _ => false
-  }
 }

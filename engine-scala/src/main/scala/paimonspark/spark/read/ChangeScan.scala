@@ -9,7 +9,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import paimonspark.format.{KeyValueFields, SparkTypes}
+import paimonspark.format.{KeyValueFields, SparkTypes, TableSchema}
 import paimonspark.lsm.KeyValue
 import paimonspark.table.{CommitChanges, FileStoreTable}
 
@@ -88,13 +88,14 @@ final class ChangeScan(table: FileStoreTable, planCommits: () => Seq[CommitChang
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
-    ChangeReaderFactory.of(table, required, added, filters, commits.flatMap(_.splits.flatMap(_.files.map(_.schemaId))))
+    ChangeReaderFactory.of(table, required, added, filters,
+      commits.flatMap(_.splits.flatMap(_.files.map(_.schemaId))).distinct.map(table.schemaWithId))
 }
 
 object ChangeReaderFactory {
-  /** The reader of change files written with `schemaIds`, as rows of `required`. */
+  /** The reader of change files written with `schemas`, as rows of `required`. */
   def of(table: FileStoreTable, required: StructType, added: ChangeColumns, filters: Seq[Filter],
-      schemaIds: Iterable[Long]): ChangeReaderFactory = {
+      schemas: Iterable[TableSchema]): ChangeReaderFactory = {
     val schema = table.schema
     val partitionNames = schema.partitionKeys.toSet
     val addedNames = (added.leading ++ added.trailing).map(_.name).toSet
@@ -103,7 +104,7 @@ object ChangeReaderFactory {
     val readFields = (if (keyValueFiles) Seq(KeyValueFields.ValueKind) else Nil) ++ dataColumns.map(schema.field)
     val dataFilters = filters.filter(_.references.forall(a => dataColumns.contains(a)))
     val fileFields = if (keyValueFiles) SchemaReaders.keyValueFields(table.location.toString) _ else SchemaReaders.appendFields _
-    val readers = SchemaReaders.build(table, readFields, fileFields, new StructType(), dataFilters, schemaIds)
+    val readers = SchemaReaders.build(table, readFields, fileFields, new StructType(), dataFilters, schemas)
     new ChangeReaderFactory(new ParquetFileReader(readers), SparkTypes.physical(SparkTypes.toSparkStruct(readFields,
       withFieldIds = false)), required, schema.partitionKeys, added, keyValueFiles)
   }

@@ -24,6 +24,6 @@ final class PaimonScan(table: FileStoreTable, required: StructType, filters: Seq
   override def createReaderFactory(): PartitionReaderFactory = {
     val dataFilters = filters.filter(_.references.forall(a => !partitionNames.contains(a)))
     new SchemaRoutingFactory(SchemaReaders.build(table, readDataFields, SchemaReaders.appendFields,
-      SparkTypes.physical(readPartitionSchema), dataFilters, plannedSchemaIds))
+      SparkTypes.physical(readPartitionSchema), dataFilters, plannedSchemas))
   }
 }

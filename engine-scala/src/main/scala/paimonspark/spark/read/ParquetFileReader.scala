@@ -10,7 +10,7 @@ import org.apache.spark.sql.execution.vectorized.ConstantColumnVector
 import org.apache.spark.sql.types.{LongType, StructType}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import paimonspark.format.{DataFileReader, KeyValueFields, TableSchema}
+import paimonspark.format.{DataFileReader, KeyValueFields}
 import paimonspark.table.FileStoreTable
 
 /**
@@ -127,7 +127,7 @@ object ParquetFileReader {
     val (read, fileFields) =
       if (table.isPrimaryKeyTable) (Seq(KeyValueFields.SequenceNumber, KeyValueFields.ValueKind) ++ schema.fields,
         SchemaReaders.keyValueFields(table.location.toString) _)
-      else (schema.fields, (s: TableSchema) => s.fields)
-    new ParquetFileReader(SchemaReaders.build(table, read, fileFields, new StructType(), Nil, table.schemaManager.listIds()))
+      else (schema.fields, SchemaReaders.appendFields _)
+    new ParquetFileReader(SchemaReaders.build(table, read, fileFields, new StructType(), Nil, table.allSchemas))
   }
 }

@@ -100,13 +100,13 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
     val fileFields = SchemaReaders.keyValueFields(table.location.toString) _
     val keyFilters = filters.filter(_.references.forall(keyNames.contains))
     val dataFilters = filters.filter(_.references.forall(a => !partitionNames.contains(a)))
-    val schemaIds = plannedSchemaIds
+    val schemas = plannedSchemas
     val asIs = SchemaReaders.build(table, readDataFields, fileFields, SparkTypes.physical(readPartitionSchema),
-      dataFilters, schemaIds)
-    val merged = SchemaReaders.build(table, mergeFields, fileFields, new StructType(), keyFilters, schemaIds)
+      dataFilters, schemas)
+    val merged = SchemaReaders.build(table, mergeFields, fileFields, new StructType(), keyFilters, schemas)
     // The merge's columns but `_SEQUENCE_NUMBER`, for files whose sequence number stands in for it.
     val withoutSequence = SchemaReaders.build(table, mergeFields.patch(KeyValue.SequenceOrdinal, Nil, 1), fileFields,
-      new StructType(), keyFilters, schemaIds)
+      new StructType(), keyFilters, schemas)
     val outputOrdinals = readDataSchema.map(f => mergeSchema.fieldIndex(f.name))
     val keyOrdinals = keyNames.indices.map(_ + KeyValue.SystemFields.size)
     val columnar = !rowKind && engine.resultIsAVersion && Seq(asIs, merged, withoutSequence).forall(_.columnar)

@@ -42,17 +42,17 @@ object SchemaReaders {
   val SchemaIdKey = "paimon.schema-id"
 
   /**
-   * Readers, built on the driver, for files of `schemaIds` read as `read` (fields with their ids;
+   * Readers, built on the driver, for files of `schemas` read as `read` (fields with their ids;
    * physical types) and then `partitionSchema`. `fileFields` gives the columns a schema's files
    * hold. Filters reach a layout's reader only on columns that are there under the same name and
    * type; Spark evaluates every filter again after the scan.
    */
   def build(table: FileStoreTable, read: Seq[DataField], fileFields: TableSchema => Seq[DataField],
-      partitionSchema: StructType, filters: Seq[Filter], schemaIds: Iterable[Long]): SchemaReaders = {
+      partitionSchema: StructType, filters: Seq[Filter], schemas: Iterable[TableSchema]): SchemaReaders = {
     val target = struct(read)
     val hadoopConf = table.io.hadoopConf.value
     val timeZone = SparkSession.active.sessionState.conf.sessionLocalTimeZone
-    val views = schemaIds.toSeq.distinct.map(id => id -> FileView.of(read, fileFields(schemaOf(table, id))))
+    val views = schemas.toSeq.map(s => s.id -> FileView.of(read, fileFields(s)))
     val readers = views.map(_._2).distinct.map { view =>
       val requested = struct(view)
       val same = requested.indices.map(i => requested(i) == target(i))
@@ -72,11 +72,8 @@ object SchemaReaders {
   def keyValueFields(table: String)(schema: TableSchema): Seq[DataField] =
     KeyValueFields.fileFields(KeyLayout.of(table, schema).trimmedKeys.map(schema.field), schema.fields)
 
-  /** The columns of an append table's data files of `schema`, partition columns left out. */
-  def appendFields(schema: TableSchema): Seq[DataField] = schema.nonPartitionFields
-
-  private def schemaOf(table: FileStoreTable, id: Long): TableSchema =
-    if (id == table.schema.id) table.schema else table.schemaManager.read(id)
+  /** The columns of an append table's data files of `schema`: all of them. */
+  def appendFields(schema: TableSchema): Seq[DataField] = schema.fields
 
   private def struct(fields: Seq[DataField]): StructType =
     SparkTypes.physical(SparkTypes.toSparkStruct(fields, withFieldIds = false))
@@ -93,7 +90,6 @@ final class SchemaRoutingFactory(readers: SchemaReaders) extends FilePartitionRe
   override def buildColumnarReader(file: PartitionedFile): PartitionReader[ColumnarBatch] =
     readers(schemaOf(file)).batches(file)
 
-  private def schemaOf(file: PartitionedFile): Long = file.otherConstantMetadataColumnValues(SchemaReaders.SchemaIdKey) match {
-    case id: Long => id
-  }
+  private def schemaOf(file: PartitionedFile): Long =
+    file.otherConstantMetadataColumnValues(SchemaReaders.SchemaIdKey).asInstanceOf[Long]
 }

@@ -26,7 +26,7 @@ final class StreamReaderFactory(table: FileStoreTable, output: StructType, added
     extends PartitionReaderFactory {
 
   // A stream's change files may come from any schema the table has had.
-  private val changes = ChangeReaderFactory.of(table, output, added, Nil, table.schemaManager.listIds())
+  private val changes = ChangeReaderFactory.of(table, output, added, Nil, table.allSchemas)
 
   // Made here, on the driver, like `changes`: its Parquet reader needs the session. Only streams that
   // read overwrites of a primary-key table get diff splits.

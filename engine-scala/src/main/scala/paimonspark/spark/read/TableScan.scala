@@ -11,7 +11,7 @@ import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFil
 import org.apache.spark.sql.types.StructType
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.format.{DataField, DataFileMeta, FileIdentifier, SparkTypes}
+import paimonspark.format.{DataField, DataFileMeta, FileIdentifier, SparkTypes, TableSchema}
 import paimonspark.table.{DataSplit, FileStoreTable, Predicate, PrimaryKeyWriter}
 
 /**
@@ -81,8 +81,8 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
   def plannedFiles: Set[FileIdentifier] =
     splits.flatMap(s => s.files.map(f => FileIdentifier.of(s.partitionBytes, s.bucket, f))).toSet
 
-  /** The schema ids the planned files were written with. */
-  protected def plannedSchemaIds: Set[Long] = splits.flatMap(_.files.map(_.schemaId)).toSet
+  /** The schemas the planned files were written with, each read once. */
+  protected lazy val plannedSchemas: Seq[TableSchema] = splits.flatMap(_.files.map(_.schemaId)).distinct.map(table.schemaWithId)
 
   /** The table's fields the scan reads from files, with their ids. */
   protected def readDataFields: Seq[DataField] = SparkTypes.prune(schema.fields, readDataSchema)
