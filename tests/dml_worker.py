@@ -1,8 +1,8 @@
 """A separate process running one SQL statement, for the row-level concurrency test.
 
 usage: dml_worker.py WAREHOUSE GO_FILE STATEMENT
-It touches GO_FILE.ready once its session is up, waits for GO_FILE, runs STATEMENT and prints
-"committed" or the error's class name.
+It touches GO_FILE.ready once its session is up, waits for GO_FILE, runs STATEMENT, prints
+"committed" or the error's class name, and then touches GO_FILE.done.
 """
 
 import sys
@@ -24,6 +24,7 @@ def main() -> None:
         print("committed", flush=True)
     except Exception as e:  # the test reads the class name
         print(type(e).__name__, flush=True)
+    Path(f"{go_file}.done").touch()
     spark.stop()
 
 

@@ -105,9 +105,20 @@ def test_two_processes_changing_the_same_file_one_fails_and_no_update_is_lost(sp
         assert time.time() < deadline and worker.poll() is None, "the worker process did not start"
         time.sleep(0.1)
 
-    # This statement reads the table's one file, then takes its time writing it back (a slow UDF on
-    # the row it changes); meanwhile the other process replaces the same file.
-    spark.udf.register("slowly", lambda v: (time.sleep(12), v.upper())[1] if v == "b" else v, "string")
+    # This statement reads the table's one file, then, while writing it back, lets the other process
+    # go (the UDF on the row it changes) and waits until that process has replaced the same file.
+    done = Path(f"{go}.done")
+
+    def after_the_other_process(v):
+        if v != "b":
+            return v
+        go.touch()
+        deadline = time.time() + 120
+        while not done.exists() and time.time() < deadline:
+            time.sleep(0.1)
+        return v.upper()
+
+    spark.udf.register("slowly", after_the_other_process, "string")
     outcome = {}
 
     def slow_update():
@@ -119,9 +130,7 @@ def test_two_processes_changing_the_same_file_one_fails_and_no_update_is_lost(sp
 
     thread = threading.Thread(target=slow_update)
     thread.start()
-    time.sleep(3)
-    go.touch()
-    assert worker.communicate(timeout=120)[0].strip().splitlines()[-1] == "committed"
+    assert worker.communicate(timeout=180)[0].strip().splitlines()[-1] == "committed"
     thread.join(timeout=120)
     assert isinstance(outcome["slow"], CommitConflictError), outcome
     assert "already removed" in str(outcome["slow"])
