@@ -13,6 +13,7 @@ import json
 import os
 import platform
 import statistics
+import textwrap
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -181,7 +182,7 @@ def plot(path: Path, title: str, results: list[Comparison]) -> None:
                              for r in results], fontsize=None if same else 8)
     ax.set_ylabel(f"million {results[0].unit} / s (higher is better)" if results[0].unit == "rows"
                   else f"{results[0].unit} / s (higher is better)")
-    ax.set_title(title, fontsize=10)
+    ax.set_title("\n".join(textwrap.wrap(title, 55)), fontsize=10)  # a one-bar plot is narrow
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)

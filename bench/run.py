@@ -22,11 +22,12 @@ sys.path.insert(0, str(BENCH))  # the workload modules import harness as a sibli
 
 import append_scan  # noqa: E402
 import changelog  # noqa: E402
+import dml  # noqa: E402
 import harness  # noqa: E402
 import metadata_scaling  # noqa: E402
 import upsert_ingest  # noqa: E402
 
-WORKLOADS = {module.NAME: module for module in (append_scan, upsert_ingest, metadata_scaling, changelog)}
+WORKLOADS = {module.NAME: module for module in (append_scan, upsert_ingest, metadata_scaling, changelog, dml)}
 DEFAULT_ROWS, QUICK_ROWS = 10_000_000, 1_000_000
 
 

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from pyspark.errors import AnalysisException
 
 from conftest import commit_kinds, oracle_rows, rows
 from paimon_spark import CommitConflictError, InvalidDataError, UnsupportedFeatureError
@@ -236,3 +237,50 @@ def test_row_level_statements_after_schema_changes(spark, oracle, kind):
     expected = [(1, "A", 10, None), (2, "b", 20, "merged"), (4, "d", 40, "new")]
     assert rows(spark.table(t)) == expected
     assert oracle_rows(oracle, name, ["id", "label", "n", "note"]) == expected
+
+
+@pytest.mark.parametrize("kind", ["append", "pk"])
+def test_partition_ddl_lists_drops_and_truncates_by_metadata(spark, warehouse, oracle, kind):
+    name = f"ddl_{kind}"
+    keys = ", 'primary-key' = 'id, dt, hh', 'bucket' = '1'" if kind == "pk" else ""
+    # A null partition value on the append table; key columns, partition columns included, are NOT NULL.
+    last = "'d4'" if kind == "pk" else "NULL"
+    spark.sql(f"CREATE TABLE paimon.default.{name} (id INT, v STRING, dt STRING, hh INT) PARTITIONED BY (dt, hh) "
+              f"TBLPROPERTIES ('file.format' = 'parquet' {keys})")
+    spark.sql(f"INSERT INTO paimon.default.{name} VALUES (1, 'a', 'd1', 1), (2, 'b', 'd1', 2), (3, 'c', 'd2', 1), "
+              f"(4, 'd', 'd2', 2), (5, 'e', 'd3', 1), (6, 'f', {last}, 1)")
+    t = f"paimon.default.{name}"
+
+    def partitions(spec=""):
+        return [r[0] for r in spark.sql(f"SHOW PARTITIONS {t} {spec}").collect()]
+
+    assert partitions() == ["dt=d1/hh=1", "dt=d1/hh=2", "dt=d2/hh=1", "dt=d2/hh=2", "dt=d3/hh=1",
+                            f"dt={last.strip(chr(39)).lower()}/hh=1"]
+    assert partitions("PARTITION (hh = 2)") == ["dt=d1/hh=2", "dt=d2/hh=2"]
+    before = files(spark, name)
+    spark.sql(f"ALTER TABLE {t} DROP PARTITION (dt = 'd1', hh = 2), PARTITION (dt = {last}, hh = 1)")
+    spark.sql(f"TRUNCATE TABLE {t} PARTITION (dt = 'd2', hh = 1)")
+    spark.sql(f"TRUNCATE TABLE {t} PARTITION (dt = 'd3')")  # a partial spec truncates every partition under it
+    # Each statement is one OVERWRITE commit that only removes files: none is written.
+    assert commit_kinds(warehouse, name)[-3:] == ["OVERWRITE"] * 3
+    assert files(spark, name) < before
+    expected = [(1, "a", "d1", 1), (4, "d", "d2", 2)]
+    assert rows(spark.table(t)) == expected
+    assert oracle_rows(oracle, name, ["id", "v", "dt", "hh"]) == expected
+    assert partitions() == ["dt=d1/hh=1", "dt=d2/hh=2"]
+    # Spark's own errors for partitions that are not there or already are; nothing committed.
+    kinds = commit_kinds(warehouse, name)
+    with pytest.raises(AnalysisException, match="PARTITIONS_NOT_FOUND"):
+        spark.sql(f"ALTER TABLE {t} DROP PARTITION (dt = 'd9', hh = 1)")
+    spark.sql(f"ALTER TABLE {t} DROP IF EXISTS PARTITION (dt = 'd9', hh = 1)")
+    with pytest.raises(AnalysisException, match="PARTITIONS_ALREADY_EXIST"):
+        spark.sql(f"ALTER TABLE {t} ADD PARTITION (dt = 'd1', hh = 1)")
+    # ADD PARTITION records nothing in a filesystem catalog, as in Paimon: a partition is its files.
+    spark.sql(f"ALTER TABLE {t} ADD PARTITION (dt = 'd7', hh = 7)")
+    assert partitions() == ["dt=d1/hh=1", "dt=d2/hh=2"]
+    assert commit_kinds(warehouse, name) == kinds
+    # Time travel still sees the dropped partitions; the read-only view cannot drop any.
+    assert spark.sql(f"SELECT count(*) FROM {t} VERSION AS OF 1").first()[0] == 6
+    with pytest.raises(UnsupportedFeatureError, match="read-only view"):
+        spark.sql(f"ALTER TABLE paimon.default.`{name}$ro` DROP PARTITION (dt = 'd1', hh = 1)")
+    assert commit_kinds(warehouse, name) == kinds

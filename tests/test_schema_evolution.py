@@ -220,3 +220,46 @@ def test_writes_with_schema_evolution_add_columns_and_widen_types(spark, warehou
               "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
     assert rows(spark.table("paimon.default.evolving_merge")) == [(1, "b", 10), (2, "c", 20)]
     assert oracle_rows(oracle, "evolving_merge") == [(1, "b", 10), (2, "c", 20)]
+
+
+def test_merge_schema_option_evolves_dataframe_sql_and_path_writes(spark, warehouse, oracle):
+    """Paimon's `write.merge-schema`, asked for by a write option, the session conf or the table option."""
+    t = "paimon.default.merge_schema"
+    spark.sql(f"CREATE TABLE {t} (id INT, v INT) {PK}")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 1)")
+    wider = spark.createDataFrame([(2, 5000000000, "x")], "id INT, v BIGINT, a STRING")
+    with pytest.raises(AnalysisException, match="too many data columns"):
+        wider.writeTo(t).append()
+    # Spark's DataFrame option and Paimon's name for it: new column added, INT widened to BIGINT.
+    wider.writeTo(t).option("mergeSchema", "true").append()
+    spark.createDataFrame([(3, 3, "y", 1.5)], "id INT, v BIGINT, a STRING, b DOUBLE") \
+        .writeTo(t).option("write.merge-schema", "true").append()
+    # A path write takes the option too.
+    spark.createDataFrame([(4, 4, "z", 2.5, True)], "id INT, v BIGINT, a STRING, b DOUBLE, c BOOLEAN") \
+        .write.format("paimon").mode("append").option("mergeSchema", "true").save(str(table_dir(warehouse, "merge_schema")))
+    # The table option, and the write's own `false` overriding it.
+    spark.sql(f"ALTER TABLE {t} SET TBLPROPERTIES ('write.merge-schema' = 'true')")
+    # (A DECIMAL literal would make `b` DECIMAL: Paimon's merge counts every number to DECIMAL as a widening.)
+    spark.sql(f"INSERT INTO {t} SELECT 5, 5, 'w', 3.5D, false, DATE'2024-01-01' AS d")
+    with pytest.raises(AnalysisException, match="too many data columns"):
+        spark.createDataFrame([(6, 6, "u", 0.5, True, None, 7)], "id INT, v BIGINT, a STRING, b DOUBLE, c BOOLEAN, "
+                              "d DATE, e INT").writeTo(t).option("mergeSchema", "false").append()
+    spark.sql(f"ALTER TABLE {t} UNSET TBLPROPERTIES ('write.merge-schema')")
+    # The session conf, as Paimon's Spark connector reads it, for an INSERT OVERWRITE.
+    spark.conf.set("spark.paimon.write.merge-schema", "true")
+    try:
+        spark.sql(f"INSERT OVERWRITE {t} SELECT *, 9 AS e FROM {t}")
+    finally:
+        spark.conf.unset("spark.paimon.write.merge-schema")
+    expected = [(1, 1, None, None, None, None, 9), (2, 5000000000, "x", None, None, None, 9),
+                (3, 3, "y", 1.5, None, None, 9), (4, 4, "z", 2.5, True, None, 9),
+                (5, 5, "w", 3.5, False, date(2024, 1, 1), 9)]
+    assert spark.table(t).schema.simpleString() == \
+        "struct<id:int,v:bigint,a:string,b:double,c:boolean,d:date,e:int>"
+    assert rows(spark.table(t)) == expected
+    assert oracle_rows(oracle, "merge_schema") == expected
+    # REPLACE COLUMNS would give every column a new id and lose the data: refused, nothing changed.
+    before = schema_ids(warehouse, "merge_schema")
+    with pytest.raises(UnsupportedFeatureError, match="REPLACE COLUMNS"):
+        spark.sql(f"ALTER TABLE {t} REPLACE COLUMNS (id INT, v BIGINT)")
+    assert schema_ids(warehouse, "merge_schema") == before

@@ -222,6 +222,15 @@ def test_files_table_lists_the_live_files(spark, oracle, st):
     assert all(r["bucket"] == 0 for r in sys_rows(spark, "st$files", "WHERE bucket = 0"))
 
 
+def test_files_table_prints_time_stats_in_the_session_zone(spark):
+    spark.sql("CREATE TABLE paimon.default.timed (id INT, ts TIMESTAMP, ntz TIMESTAMP_NTZ, d DATE)")
+    spark.sql("INSERT INTO paimon.default.timed VALUES (1, TIMESTAMP'2024-05-01 10:00:00', "
+              "TIMESTAMP_NTZ'2024-05-01 10:00:00', DATE'2024-05-01')")
+    [stats] = spark.sql("SELECT min_value_stats FROM paimon.default.`timed$files`").collect()
+    # The module runs in UTC: a TIMESTAMP (local time zone) prints as Spark shows it.
+    assert stats[0] == "{d=2024-05-01, id=1, ntz=2024-05-01 10:00:00, ts=2024-05-01 10:00:00}"
+
+
 def test_files_table_at_a_past_snapshot(spark, st):
     # At snapshot 2, before the compaction, all five rows are in level-0 files of two commits.
     past = [r.asDict() for r in spark.sql("SELECT * FROM paimon.default.`st$files` VERSION AS OF 2").collect()]

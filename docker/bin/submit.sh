@@ -18,4 +18,5 @@ exec "$SPARK_HOME/bin/spark-submit" --master "$SPARK_MASTER_URL" "${engine[@]}" 
   --conf "spark.sql.catalog.paimon.warehouse=$warehouse" \
   --conf spark.sql.catalog.spark_catalog=paimonspark.spark.PaimonSessionCatalog \
   --conf "spark.sql.catalog.spark_catalog.warehouse=$warehouse" \
+  --conf spark.sql.extensions=paimonspark.spark.extensions.PaimonSparkSessionExtensions \
   ${SPARK_SUBMIT_ARGS:-} "$@"

@@ -11,6 +11,7 @@ from pyspark.sql import SparkSession
 from paimon_spark import errors
 
 _JAR_NAME = "paimon-spark.jar"
+_EXTENSIONS = "paimonspark.spark.extensions.PaimonSparkSessionExtensions"
 
 
 def engine_jar() -> str:
@@ -45,8 +46,13 @@ def configure_spark_with_paimon(
     uri = Path(location).as_uri()
     jar = engine_jar()
     errors.install_exception_translation()
+    # Spark takes one list of extensions: keep any the builder already has.
+    extensions = [e for e in getattr(builder, "_options", {}).get("spark.sql.extensions", "").split(",") if e.strip()]
+    if _EXTENSIONS not in extensions:
+        extensions.append(_EXTENSIONS)
     return (
         builder.config("spark.jars", jar)
+        .config("spark.sql.extensions", ",".join(extensions))
         .config(f"spark.sql.catalog.{catalog}", "paimonspark.spark.PaimonCatalog")
         .config(f"spark.sql.catalog.{catalog}.warehouse", uri)
         .config("spark.sql.catalog.spark_catalog", "paimonspark.spark.PaimonSessionCatalog")

@@ -15,6 +15,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.{CommitConflictException, UnsupportedFeatureException}
 import paimonspark.fs.{FileIO, HadoopConf}
+import paimonspark.spark.extensions.MergeSchemaWrites
 import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder}
 import paimonspark.table.FileStoreTable
 
@@ -70,7 +71,8 @@ class PaimonSource extends TableProvider with CreatableRelationProvider with Dat
     val target = PaimonPathCatalog.identifier(spark, io.fileSystem(path).makeQualified(path).toString)
     val exists = FileStoreTable.exists(io, path)
     val partitionColumns = parameters.get(PaimonSource.PartitioningKey).map(PaimonSource.decodeColumns).getOrElse(Nil)
-    val options = parameters -- Seq("path", PaimonSource.PartitioningKey)
+    val (writeOptions, options) = (parameters -- Seq("path", PaimonSource.PartitioningKey))
+      .partition { case (k, _) => PaimonSource.WriteOptions.exists(_.equalsIgnoreCase(k)) }
     if (exists && options.nonEmpty) {
       throw new UnsupportedFeatureException(s"write options (${options.keys.mkString(", ")}) on the existing table " +
         s"$path are not supported yet; change table options with ALTER TABLE")
@@ -79,9 +81,10 @@ class PaimonSource extends TableProvider with CreatableRelationProvider with Dat
       case (SaveMode.ErrorIfExists, true) =>
         throw new CommitConflictException(s"$path already holds a Paimon table; use mode append or overwrite")
       case (SaveMode.Ignore, true) => ()
-      case (SaveMode.Append, true) => data.writeTo(target).append()
-      case (SaveMode.Overwrite, true) => data.writeTo(target).overwrite(lit(true))
+      case (SaveMode.Append, true) => data.writeTo(target).options(writeOptions).append()
+      case (SaveMode.Overwrite, true) => data.writeTo(target).options(writeOptions).overwrite(lit(true))
       case (_, false) =>
+        // A new table takes the data's schema: there is nothing for the write options to merge.
         val writer = options.foldLeft(data.writeTo(target)) { case (w, (k, v)) => w.tableProperty(k, v) }
         partitionColumns match {
           case Seq() => writer.create()
@@ -97,6 +100,9 @@ class PaimonSource extends TableProvider with CreatableRelationProvider with Dat
 }
 
 object PaimonSource {
+  /** Options that change how one write runs rather than the table: taken by writes to existing tables too. */
+  val WriteOptions: Seq[String] = Seq(MergeSchemaWrites.TableOption, MergeSchemaWrites.SparkOption)
+
   /** Where DataFrameWriter puts `partitionBy` columns for a V1 save (`DataSourceUtils.PARTITIONING_COLUMNS_KEY`). */
   val PartitioningKey = "__partition_columns"
 

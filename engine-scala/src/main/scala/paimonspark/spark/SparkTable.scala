@@ -32,7 +32,7 @@ import paimonspark.table.{ChangeRange, ChangeRead, ChangeScanMode, CommitChanges
  */
 class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolean = false, readOptimized: Boolean = false)
     extends Table with SupportsRead with SupportsWrite with SupportsRowLevelOperations with SupportsDeleteV2
-    with SupportsSchemaEvolution {
+    with SupportsSchemaEvolution with PartitionManagement {
 
   override def name(): String = tableName
 
@@ -61,10 +61,13 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
       SparkTable.changeScan(table, options, ChangeColumns.None).getOrElse(new PaimonScanBuilder(table, readOptimized)))
   }
 
-  /** Refuses to write a table pinned to a point in history. */
-  private def writable(): Unit = store.pinned.foreach { s =>
-    throw new UnsupportedFeatureException(s"table $tableName is read as of snapshot ${s.id} (time travel or a tag); " +
-      "it cannot be written")
+  /** Refuses to write a table pinned to a point in history, or the read-optimized view. */
+  override protected def writable(): Unit = {
+    store.pinned.foreach { s =>
+      throw new UnsupportedFeatureException(s"table $tableName is read as of snapshot ${s.id} (time travel or a tag); " +
+        "it cannot be written")
+    }
+    if (readOptimized) throw new UnsupportedFeatureException(s"table $tableName is a read-only view; write the table itself")
   }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
@@ -118,7 +121,7 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
   }
 
   /** One OVERWRITE commit removing the files in `scope`, reading and writing no data. */
-  private def dropFiles(scope: OverwriteScope): Unit =
+  override protected def dropFiles(scope: OverwriteScope): Unit =
     store.newCommit(java.util.UUID.randomUUID().toString).commit(Nil, Some(scope))
 }
 

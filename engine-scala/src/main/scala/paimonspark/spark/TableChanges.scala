@@ -10,7 +10,14 @@ import paimonspark.table.SchemaChange._
 
 /** Spark's ALTER TABLE changes as Paimon schema changes, the way Paimon's own Spark catalog maps them. */
 object TableChanges {
-  def toPaimon(table: String, schema: TableSchema, changes: Seq[TableChange]): Seq[SchemaChange] =
+  def toPaimon(table: String, schema: TableSchema, changes: Seq[TableChange]): Seq[SchemaChange] = {
+    // Spark makes REPLACE COLUMNS a drop of every column and an add of the new ones: the new columns
+    // would get new field ids, and every existing file would read as nulls.
+    val dropped = changes.collect { case d: TableChange.DeleteColumn if d.fieldNames().length == 1 => d.fieldNames().head }
+    if (schema.fieldNames.forall(dropped.contains)) {
+      unsupported(table, "REPLACE COLUMNS (or dropping every column) is not supported: new columns would not read " +
+        "the existing data; use RENAME COLUMN, ALTER COLUMN, DROP COLUMN and ADD COLUMN")
+    }
     changes.flatMap {
       case s: TableChange.SetProperty if s.property() == "comment" => Seq(UpdateComment(Option(s.value())))
       case r: TableChange.RemoveProperty if r.property() == "comment" => Seq(UpdateComment(None))
@@ -33,6 +40,7 @@ object TableChanges {
         Seq(UpdateColumnPosition(u.fieldNames().head, position(u.position()).get))
       case other => unsupported(table, s"ALTER TABLE ${other.getClass.getSimpleName} is not supported")
     }
+  }
 
   private[spark] def paimonType(column: String, t: org.apache.spark.sql.types.DataType): DataType =
     SparkTypes.toPaimon(t, column, () => 0)

@@ -188,7 +188,8 @@ object TableOptions {
     "sequence.field.sort-order" -> anything,
     RowKindField -> anything,
     "ignore-delete" -> boolean,
-    // Writes with schema evolution (Spark's WITH SCHEMA EVOLUTION) may cast beyond widenings.
+    // DataFrame and SQL writes evolve the schema (MergeSchemaWrites); with explicit-cast also beyond widenings.
+    "write.merge-schema" -> boolean,
     "write.merge-schema.explicit-cast" -> boolean,
     "partial-update.remove-record-on-delete" -> boolean,
     ChangelogProducerKey -> { (k, v) =>

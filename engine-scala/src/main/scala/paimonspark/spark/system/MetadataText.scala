@@ -2,6 +2,7 @@ package paimonspark.spark.system
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Cast, Literal}
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StringType
 
 import paimonspark.format.{BinaryRow, DataType, SparkTypes}
@@ -14,7 +15,8 @@ import paimonspark.format.{BinaryRow, DataType, SparkTypes}
 object MetadataText {
   def value(v: Any, t: DataType): String =
     if (v == null) "null"
-    else Cast(Literal.create(v, SparkTypes.physicalType(t)), StringType).eval().toString
+    // Timestamps with local time zone print in the session's zone, as Spark shows them.
+    else Cast(Literal.create(v, SparkTypes.physicalType(t)), StringType, Some(SQLConf.get.sessionLocalTimeZone)).eval().toString
 
   def values(row: InternalRow, types: Seq[DataType]): Seq[String] =
     types.indices.map(i => if (row.isNullAt(i)) "null" else value(row.get(i, SparkTypes.physicalType(types(i))), types(i)))
