@@ -6,8 +6,8 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.catalog.{SupportsDeleteV2, SupportsRead, SupportsRowLevelOperations,
-  SupportsSchemaEvolution, SupportsWrite, Table, TableCapability, TableChange}
+import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsDeleteV2, SupportsMetadataColumns, SupportsRead,
+  SupportsRowLevelOperations, SupportsSchemaEvolution, SupportsWrite, Table, TableCapability, TableChange}
 import org.apache.spark.sql.connector.catalog.TableCapability._
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.read.ScanBuilder
@@ -17,8 +17,8 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
-import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder, DiffScanBuilder, PaimonMicroBatchStream, PaimonScanBuilder,
-  StreamableScanBuilder}
+import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder, DiffScanBuilder, FilePathColumn, PaimonMicroBatchStream,
+  PaimonScanBuilder, StreamableScanBuilder}
 import paimonspark.spark.system.SystemTables
 import paimonspark.spark.write.{CopyOnWriteOperation, KeyDeltaOperation, PaimonWriteBuilder, PartitionPredicates}
 import paimonspark.table.{ChangeRange, ChangeRead, ChangeScanMode, CommitChanges, FileStoreTable, KeyLayout, OverwriteScope,
@@ -32,7 +32,7 @@ import paimonspark.table.{ChangeRange, ChangeRead, ChangeScanMode, CommitChanges
  */
 class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolean = false, readOptimized: Boolean = false)
     extends Table with SupportsRead with SupportsWrite with SupportsRowLevelOperations with SupportsDeleteV2
-    with SupportsSchemaEvolution with PartitionManagement {
+    with SupportsSchemaEvolution with SupportsMetadataColumns with PartitionManagement {
 
   override def name(): String = tableName
 
@@ -43,6 +43,10 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
 
   override def properties(): util.Map[String, String] =
     (store.schema.options ++ Map("provider" -> "paimon") ++ store.schema.comment.map("comment" -> _)).asJava
+
+  /** Append tables' rows know their data file; primary-key rows are merged from several. */
+  override def metadataColumns(): Array[MetadataColumn] =
+    if (store.isPrimaryKeyTable) Array.empty else Array(FilePathColumn)
 
   override def capabilities(): util.Set[TableCapability] =
     // A pinned table streams too: `scan.snapshot-id` and `scan.timestamp-millis` say where a stream starts.

@@ -1,5 +1,7 @@
 package paimonspark.spark.read
 
+import org.apache.spark.sql.connector.expressions.{Literal, NamedReference}
+import org.apache.spark.sql.connector.expressions.filter.{Predicate => V2Predicate}
 import org.apache.spark.sql.connector.read._
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
@@ -13,7 +15,7 @@ import paimonspark.table.{FileStoreTable, Predicate}
  */
 final class PaimonScan(table: FileStoreTable, required: StructType, filters: Seq[Filter], predicate: Option[Predicate],
     fileFilter: DataFileMeta => Boolean = _ => true, buckets: Option[Set[String]] = None)
-    extends TableScan(table, required, predicate, buckets, fileFilter) {
+    extends TableScan(table, required, predicate, buckets, fileFilter) with SupportsRuntimeV2Filtering {
 
   override def description(): String =
     s"PaimonScan ${table.location} [${readSchema().fieldNames.mkString(", ")}] filters: ${filters.mkString(", ")}"
@@ -23,7 +25,25 @@ final class PaimonScan(table: FileStoreTable, required: StructType, filters: Seq
 
   override def createReaderFactory(): PartitionReaderFactory = {
     val dataFilters = filters.filter(_.references.forall(a => !partitionNames.contains(a)))
+    val appended = SparkTypes.physical(readPartitionSchema) ++ (if (readsFilePath) Seq(FilePathColumn.field) else Nil)
     new SchemaRoutingFactory(SchemaReaders.build(table, readDataFields, SchemaReaders.appendFields,
-      SparkTypes.physical(readPartitionSchema), dataFilters, plannedSchemas))
+      StructType(appended), dataFilters, plannedSchemas))
+  }
+
+  /**
+   * Run-time filters on the file path: Spark's group filter of a copy-on-write statement, listing
+   * the files that hold a row it changes, so only those are read, rewritten and replaced.
+   */
+  override def filterAttributes(): Array[NamedReference] =
+    if (readsFilePath) Array(FilePathColumn.reference) else Array.empty
+
+  override def filter(predicates: Array[V2Predicate]): Unit = predicates.foreach { p =>
+    val onPath = p.children().headOption.exists {
+      case r: NamedReference => r.fieldNames().sameElements(Array(FilePathColumn.Name))
+      case _ => false
+    }
+    val values = p.children().drop(1).collect { case l: Literal[_] if l.value() != null => l.value().toString }
+    // Anything else is not understood and keeps every file: Spark filters the rows again.
+    if (onPath && values.length == p.children().length - 1 && Set("IN", "=").contains(p.name())) keepFiles(values.toSet)
   }
 }

@@ -17,15 +17,15 @@ import org.apache.spark.sql.types.StructType
 final class StreamableScanBuilder(makeBatch: => ScanBuilder, stream: () => MicroBatchStream)
     extends ScanBuilder with SupportsPushDownRequiredColumns with SupportsPushDownFilters {
 
-  // Columns and filters are handed to the batch builder when it is made.
+  // Columns and filters are handed to the batch builder when it is made, or at once if it was:
+  // Spark asks for the pushed filters (which makes it) before it prunes columns.
   private var columns: Option[StructType] = None
   private var filters = Array.empty[Filter]
+  private var made = false
   private lazy val batch = {
     val b = makeBatch
-    (b, columns) match {
-      case (p: SupportsPushDownRequiredColumns, Some(c)) => p.pruneColumns(c)
-      case _ => ()
-    }
+    made = true
+    columns.foreach(prune(b, _))
     b match {
       case p: SupportsPushDownFilters if filters.nonEmpty => p.pushFilters(filters)
       case _ => ()
@@ -33,7 +33,15 @@ final class StreamableScanBuilder(makeBatch: => ScanBuilder, stream: () => Micro
     b
   }
 
-  override def pruneColumns(requiredSchema: StructType): Unit = columns = Some(requiredSchema)
+  private def prune(builder: ScanBuilder, required: StructType): Unit = builder match {
+    case p: SupportsPushDownRequiredColumns => p.pruneColumns(required)
+    case _ => ()
+  }
+
+  override def pruneColumns(requiredSchema: StructType): Unit = {
+    columns = Some(requiredSchema)
+    if (made) prune(batch, requiredSchema)
+  }
 
   // Filters only ever select files: Spark evaluates every one of them again after the scan.
   override def pushFilters(filters: Array[Filter]): Array[Filter] = {

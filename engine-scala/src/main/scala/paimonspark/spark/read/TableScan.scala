@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.{Batch, Scan, Statistics, SupportsReportStatistics}
 import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile}
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.unsafe.types.UTF8String
 
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format.{DataField, DataFileMeta, FileIdentifier, SparkTypes, TableSchema}
@@ -25,7 +26,10 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
 
   protected val schema = table.schema
   protected val partitionNames: Set[String] = schema.partitionKeys.toSet
-  protected val readDataSchema: StructType = StructType(required.filterNot(f => partitionNames.contains(f.name)))
+  /** Whether the file path metadata column is read; it comes after the partition columns. */
+  protected val readsFilePath: Boolean = required.fieldNames.contains(FilePathColumn.Name)
+  protected val readDataSchema: StructType =
+    StructType(required.filterNot(f => partitionNames.contains(f.name) || f.name == FilePathColumn.Name))
   protected val readPartitionSchema: StructType = StructType(required.filter(f => partitionNames.contains(f.name)))
   private val partitionPositions = readPartitionSchema.map(f => schema.partitionKeys.indexOf(f.name))
   /** The table's columns as files store them (CHAR/VARCHAR as strings). */
@@ -36,11 +40,22 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
    * `buckets` given (as [[PrimaryKeyWriter.sequenceKey]] names them), when given, and the files
    * `fileFilter` keeps.
    */
-  protected lazy val splits: Seq[DataSplit] = table.newScan().plan(table.currentSnapshot(), predicate)
+  private lazy val plannedSplits: Seq[DataSplit] = table.newScan().plan(table.currentSnapshot(), predicate)
     .filter(s => buckets.forall(_.contains(PrimaryKeyWriter.sequenceKey(s.partitionBytes, s.bucket))))
     .map(s => s.copy(files = s.files.filter(fileFilter))).filter(_.files.nonEmpty)
 
-  override def readSchema(): StructType = StructType(readDataSchema ++ readPartitionSchema)
+  /** The paths a run-time filter kept ([[keepFiles]]); None keeps every planned file. */
+  @volatile private var keptPaths: Option[Set[String]] = None
+
+  protected def splits: Seq[DataSplit] = keptPaths.fold(plannedSplits) { kept =>
+    plannedSplits.map(s => s.copy(files = s.files.filter(f => kept(dataFilePath(s, f).toString)))).filter(_.files.nonEmpty)
+  }
+
+  /** Narrows the scan to the planned files at these paths, once Spark knows which hold a changed row. */
+  protected def keepFiles(paths: Set[String]): Unit = keptPaths = Some(keptPaths.fold(paths)(_ intersect paths))
+
+  override def readSchema(): StructType =
+    StructType(readDataSchema ++ readPartitionSchema ++ (if (readsFilePath) Seq(FilePathColumn.field) else Nil))
 
   override def toBatch: Batch = this
 
@@ -68,7 +83,12 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
    */
   protected def filePartitions(files: Seq[(DataSplit, DataFileMeta)]): Seq[FilePartition] = {
     val pieces = files.flatMap { case (split, file) =>
-      val (values, path, size) = (partitionValues(split), dataFilePath(split, file), file.fileSize)
+      val path = dataFilePath(split, file)
+      // Spark's file readers append these values to every row: the partition's, then the file's path.
+      val partition = partitionValues(split)
+      val values = if (readsFilePath) new GenericInternalRow(partition.values :+ UTF8String.fromString(path.toString))
+        else partition
+      val size = file.fileSize
       (0L until size by maxSplitBytes).map { start =>
         PartitionedFile(values, SparkPath.fromPath(path), start, math.min(maxSplitBytes, size - start),
           Array.empty[String], 0L, size, Map(SchemaReaders.SchemaIdKey -> file.schemaId))

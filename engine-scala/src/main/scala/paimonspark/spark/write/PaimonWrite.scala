@@ -24,12 +24,12 @@ final case class FilesWritten(files: WrittenFiles) extends WriterCommitMessage
  *  - Primary-key tables: rows are clustered by (partition, Paimon bucket), so each bucket is written
  *    by one task, which sorts and merges them itself ([[PrimaryKeyWriter]]).
  */
-final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope], queryId: String)
+final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope], queryId: String)
     extends Write with RequiresDistributionAndOrdering with BatchWrite with StreamingWrite {
 
   private val store = table.store
   private val partitions = store.schema.partitionKeys.map(k => Expressions.column(k): Expression)
-  private lazy val bucketing = Bucketing.plan(store, SparkSession.active.sparkContext.defaultParallelism, scope.isDefined)
+  private lazy val bucketing = Bucketing.plan(store, SparkSession.active.sparkContext.defaultParallelism, replaces.isDefined)
 
   /**
    * Fixed buckets: rows clustered by (partition, bucket). Dynamic buckets: by (partition, assigner),
@@ -74,7 +74,9 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope], queryI
   private def commitFiles(commitUser: String, messages: Array[WriterCommitMessage], identifier: Long): Unit = {
     val written = messages.toSeq.collect { case f: FilesWritten => f.files }
     val entries = written.flatMap(_.data)
-    store.newCommit(commitUser).commit(entries, scope, written.flatMap(_.index), written.flatMap(_.changelog), identifier)
+    // What is replaced is decided only now: a copy-on-write scan may have narrowed its files at run time.
+    store.newCommit(commitUser).commit(entries, replaces.map(_()), written.flatMap(_.index), written.flatMap(_.changelog),
+      identifier)
     if (entries.nonEmpty && !store.options.writeOnly) compactWritten(entries, identifier)
   }
 
@@ -90,7 +92,7 @@ final class PaimonWrite(table: SparkTable, scope: Option[OverwriteScope], queryI
 
   /** Sequence numbers and dynamic-bucket indexes continue from what the last batch committed. */
   override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory = {
-    val batch = writerFactory(Bucketing.plan(store, SparkSession.active.sparkContext.defaultParallelism, scope.isDefined))
+    val batch = writerFactory(Bucketing.plan(store, SparkSession.active.sparkContext.defaultParallelism, replaces.isDefined))
     (partitionId: Int, taskId: Long, _: Long) => batch.createWriter(partitionId, taskId)
   }
 
