@@ -8,7 +8,8 @@ import paimonspark.spark.LocalSession
 /**
  * Apache Paimon's Java core reads tables after our DELETE, UPDATE and MERGE INTO: an append table
  * rewritten copy-on-write, a primary-key table holding retractions and updates of single keys, and
- * partitions dropped by a DELETE on partition columns.
+ * a partition dropped by ALTER TABLE, all after a rename and an added column, so files of two
+ * schemas are live together.
  */
 class RowLevelInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
   private lazy val (spark, warehouse) = LocalSession.start("row-level-interop")
@@ -20,24 +21,28 @@ class RowLevelInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
   private def ours(query: String): Seq[Seq[Any]] = JavaPaimon.sorted(sql(query).map(_.toSeq))
 
   Seq("append" -> "", "primary-key" -> ", 'primary-key' = 'id, p', 'bucket' = '2'").foreach { case (kind, properties) =>
-    test(s"$kind table: Java reads every snapshot after our DELETE, UPDATE and MERGE INTO") {
+    test(s"$kind table: Java reads every snapshot after our column changes, DELETE, UPDATE, MERGE INTO and DROP PARTITION") {
       val t = s"dml_${kind.replace('-', '_')}"
       sql(s"CREATE TABLE paimon.default.$t (id INT, v STRING, p INT) PARTITIONED BY (p) " +
         s"TBLPROPERTIES ('write-only' = 'true' $properties)")
       sql(s"INSERT INTO paimon.default.$t VALUES (1, 'a', 1), (2, 'b', 1), (3, 'c', 2), (4, 'd', 2), (5, 'e', 3)")
+      // The statements below change rows written under the old schema: files of both schemas end up live.
+      sql(s"ALTER TABLE paimon.default.$t RENAME COLUMN v TO w")
+      sql(s"ALTER TABLE paimon.default.$t ADD COLUMN n BIGINT")
       sql(s"DELETE FROM paimon.default.$t WHERE id = 2")
-      sql(s"UPDATE paimon.default.$t SET v = upper(v) WHERE id >= 4")
-      sql("CREATE OR REPLACE TEMP VIEW src AS SELECT * FROM VALUES (1, 'x', 1), (9, 'new', 2), (3, 'del', 2) AS s(id, v, p)")
+      sql(s"UPDATE paimon.default.$t SET w = upper(w), n = id * 10 WHERE id >= 4")
+      sql("CREATE OR REPLACE TEMP VIEW src AS SELECT * FROM VALUES " +
+        "(1, 'x', 1, 7L), (9, 'new', 2, 9L), (3, 'del', 2, 0L) AS s(id, w, p, n)")
       sql(s"""MERGE INTO paimon.default.$t t USING src s ON t.id = s.id AND t.p = s.p
-              WHEN MATCHED AND s.v = 'del' THEN DELETE WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *""")
-      sql(s"DELETE FROM paimon.default.$t WHERE p = 3")
+              WHEN MATCHED AND s.w = 'del' THEN DELETE WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *""")
+      sql(s"ALTER TABLE paimon.default.$t DROP PARTITION (p = 3)")
       val snapshots = sql(s"SELECT snapshot_id FROM paimon.default.`$t$$snapshots`").map(_.getLong(0))
       assert(snapshots.size == 5)
       snapshots.foreach { id =>
         assert(java.atSnapshot(s"default.$t", id) == ours(s"SELECT * FROM paimon.default.$t VERSION AS OF $id"),
           s"snapshot $id")
       }
-      assert(java.rows(s"default.$t") == Seq(Seq(1, "x", 1), Seq(4, "D", 2), Seq(9, "new", 2)))
+      assert(java.rows(s"default.$t") == Seq(Seq(1, "x", 1, 7L), Seq(4, "D", 2, 40L), Seq(9, "new", 2, 9L)))
     }
   }
 }
