@@ -72,7 +72,7 @@ def test_compaction_from_python_rolls_files_at_the_target_size(spark, oracle):
     for i in range(5):
         append(spark, "rolled", i * 300, i * 300 + 300, v="sha2(CAST(id AS STRING), 256)")
     before = ordered_rows(oracle, "rolled")
-    assert PaimonTable(spark, "paimon.default.rolled").compact() is True
+    assert PaimonTable.for_name(spark, "paimon.default.rolled").compact() is True
     after = live_files(oracle, "rolled")[()]
     assert len(after) >= 2 and all(f.file_source == 1 for f in after)
     assert sum(f.row_count for f in after) == 1500
@@ -89,7 +89,7 @@ def test_partitions_filter_compacts_only_the_chosen_partitions(spark, oracle, wa
     expected = rows(spark.table("paimon.default.parts"))
     assert spark.sql("CALL paimon.sys.compact(table => 'default.parts', partitions => 'dt=a')").collect()[0][0]
     assert file_counts(oracle, "parts") == {("a",): 1, ("b",): 5, ("c",): 5}
-    assert PaimonTable(spark, "paimon.default.parts").compact(full=False, partitions=[{"dt": "c"}]) is True
+    assert PaimonTable.for_name(spark, "paimon.default.parts").compact(full=False, partitions=[{"dt": "c"}]) is True
     assert file_counts(oracle, "parts") == {("a",): 1, ("b",): 5, ("c",): 1}
     assert commit_kinds(warehouse, "parts")[-2:] == ["COMPACT", "COMPACT"]
     assert rows(spark.table("paimon.default.parts")) == expected
@@ -105,7 +105,7 @@ def test_nothing_happens_below_compaction_min_file_num(spark, oracle, warehouse)
         assert spark.sql(call).collect()[0]["result"] is False
     assert commit_kinds(warehouse, "few") == ["APPEND"] * 4
     spark.sql("ALTER TABLE paimon.default.few SET TBLPROPERTIES ('compaction.min.file-num' = '4')")
-    assert PaimonTable(spark, "paimon.default.few").compact() is True
+    assert PaimonTable.for_name(spark, "paimon.default.few").compact() is True
     assert file_counts(oracle, "few") == {(): 1}
     assert oracle_rows(oracle, "few") == [(i, f"v{i}", "a") for i in range(4)]
 
@@ -139,7 +139,7 @@ def test_snapshot_before_the_compaction_still_reads_the_old_files(spark, oracle,
         append(spark, "travel", i * 10, i * 10 + 10)
     before = ordered_rows(oracle, "travel")
     append(spark, "travel", 100, 101)
-    assert PaimonTable(spark, "paimon.default.travel").compact() is True
+    assert PaimonTable.for_name(spark, "paimon.default.travel").compact() is True
     assert commit_kinds(warehouse, "travel") == ["APPEND"] * 6 + ["COMPACT"]
     # Compaction only adds files: snapshot 5 still reads its five files, and their rows.
     assert len(live_files(oracle, "travel", snapshot=5)[()]) == 5

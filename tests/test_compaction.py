@@ -82,7 +82,7 @@ def test_compaction_of_chosen_partitions_from_python(spark, oracle, warehouse):
     for i in range(3):
         upsert(spark, "chosen", 0, 20, f"v{i}", dt="a")
         upsert(spark, "chosen", 0, 20, f"v{i}", dt="b")
-    table = PaimonTable(spark, "paimon.default.chosen")
+    table = PaimonTable.for_name(spark, "paimon.default.chosen")
     assert table.compact(full=False) is False  # 3 runs per bucket: below the trigger
     assert table.compact(partitions=[{"dt": "b"}]) is True
     by_partition = levels(oracle, "chosen")
@@ -106,7 +106,7 @@ def test_large_files_that_overlap_nothing_move_up_without_being_rewritten(spark,
     spark.sql("INSERT INTO paimon.default.moved SELECT CAST(id AS INT), 'b' FROM range(5000, 6024)")
     before = live_files(oracle, "moved")
     assert sorted(before.values()) == [0, 0, 0]
-    PaimonTable(spark, "paimon.default.moved").compact(full=True)
+    PaimonTable.for_name(spark, "paimon.default.moved").compact(full=True)
     assert commit_kinds(warehouse, "moved")[-1] == "COMPACT"
     # The same three files, now at the top level: nothing was rewritten.
     assert live_files(oracle, "moved") == {name: 5 for name in before}
@@ -117,7 +117,7 @@ def test_large_files_that_overlap_nothing_move_up_without_being_rewritten(spark,
     # New keys across both files of the first write: those two are merged with them, the third
     # file, already at the top level and overlapping nothing, stays as it is.
     spark.sql("INSERT INTO paimon.default.moved SELECT CAST(id AS INT), 'c' FROM range(1000, 1100)")
-    PaimonTable(spark, "paimon.default.moved").compact(full=True)
+    PaimonTable.for_name(spark, "paimon.default.moved").compact(full=True)
     after = live_files(oracle, "moved")
     kept = [n for n in before if n in after]
     assert len(kept) == 1 and after[kept[0]] == 5
@@ -135,7 +135,7 @@ def test_compaction_keeps_merge_engine_semantics(spark, oracle):
         spark.sql(f"INSERT INTO paimon.default.sums VALUES (1, {i + 1}, 'n{i}'), (2, 10, NULL)")
     expected = [(1, 6, "n2"), (2, 30, None)]
     assert rows(spark.table("paimon.default.sums")) == expected
-    PaimonTable(spark, "paimon.default.sums").compact()
+    PaimonTable.for_name(spark, "paimon.default.sums").compact()
     assert rows(spark.table("paimon.default.sums")) == expected
     assert oracle_rows(oracle, "sums") == expected
 

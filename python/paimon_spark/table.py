@@ -1,44 +1,256 @@
-"""A Paimon table of a Spark session, addressed by name, with its maintenance operations."""
+"""A Paimon table of a Spark session, by name or by path: reads, history, writes and maintenance."""
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence
+import json
+from typing import Dict, List, Mapping, Optional, Sequence, Union
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.types import StructField, StructType
+
+from paimon_spark import _sql
+from paimon_spark.errors import UnsupportedFeatureError
 
 __all__ = ["PaimonTable"]
 
-
-def _sql_string(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+_PATH_CATALOG = "paimon_path"
 
 
 class PaimonTable:
-    """A Paimon table by its name (``catalog.db.table``, ``db.table`` or ``table``).
+    """A Paimon table, addressed by name or by path. Every method is one engine call made as one SQL
+    statement (a query, DDL or ``CALL``), so the class needs nothing but the session.
 
-    Every method is one SQL statement, so the class works the same over Spark Connect.
+    >>> t = PaimonTable.for_name(spark, "paimon.default.orders")
+    >>> t.history().select("snapshot_id", "commit_kind").show()
     """
 
-    def __init__(self, spark: SparkSession, name: str) -> None:
-        parts = name.split(".")
-        if len(parts) == 3:
-            catalog, database, table = parts
-        elif len(parts) == 2:
-            catalog, (database, table) = spark.catalog.currentCatalog(), parts
-        elif len(parts) == 1:
-            catalog, database, table = spark.catalog.currentCatalog(), spark.catalog.currentDatabase(), parts[0]
-        else:
-            raise ValueError(f"'{name}' is not a table name: use catalog.db.table, db.table or table")
+    def __init__(self, spark: SparkSession, catalog: str, table: str) -> None:
+        """Prefer :meth:`for_name` and :meth:`for_path`. ``table`` is ``db.table`` in ``catalog``, or
+        a path when ``catalog`` is the path catalog."""
         self._spark = spark
-        self.catalog, self.database, self.table = catalog, database, table
+        self.catalog = catalog
+        self.table = table
 
     @classmethod
     def for_name(cls, spark: SparkSession, name: str) -> "PaimonTable":
-        return cls(spark, name)
+        """The table ``name`` names: ``catalog.db.table``, ``db.table`` or ``table`` in the current
+        catalog and database.
+
+        >>> PaimonTable.for_name(spark, "paimon.default.orders").latest_snapshot_id()
+        3
+        """
+        parts = name.split(".")
+        if len(parts) == 3:
+            return cls(spark, parts[0], f"{parts[1]}.{parts[2]}")
+        if len(parts) == 2:
+            return cls(spark, spark.catalog.currentCatalog(), name)
+        if len(parts) == 1:
+            return cls(spark, spark.catalog.currentCatalog(), f"{spark.catalog.currentDatabase()}.{name}")
+        raise ValueError(f"'{name}' is not a table name: use catalog.db.table, db.table or table")
+
+    @classmethod
+    def for_path(cls, spark: SparkSession, path: str) -> "PaimonTable":
+        """The table stored at ``path`` (any Hadoop file system URI or a local path).
+
+        >>> PaimonTable.for_path(spark, "/data/warehouse/default.db/orders").to_df().count()
+        42
+        """
+        return cls(spark, _PATH_CATALOG, path)
+
+    @classmethod
+    def is_paimon_table(cls, spark: SparkSession, name_or_path: str) -> bool:
+        """Whether a name (or a path, when it holds a ``/``) is a Paimon table.
+
+        >>> PaimonTable.is_paimon_table(spark, "paimon.default.orders")
+        True
+        """
+        table = cls.for_path(spark, name_or_path) if "/" in name_or_path else cls.for_name(spark, name_or_path)
+        try:
+            # Only a Paimon table has the options system table.
+            spark.sql(f"SELECT * FROM {table._ident('$options')} LIMIT 0").collect()
+            return True
+        except Exception:  # noqa: BLE001 - any failure to load it means it is not one
+            return False
 
     @property
     def name(self) -> str:
-        return f"{self.catalog}.{self.database}.{self.table}"
+        """The table's name as Spark SQL takes it (a quoted path for a table opened by path)."""
+        return self._ident()
+
+    def _ident(self, suffix: str = "") -> str:
+        if self.catalog == _PATH_CATALOG:
+            return f"{_PATH_CATALOG}.{_sql.identifier(self.table + suffix)}"
+        database, table = self.table.split(".", 1)
+        return ".".join(_sql.identifier(p) for p in (self.catalog, database, table + suffix))
+
+    def _call(self, procedure: str, **args: object) -> List[tuple]:
+        given = [f"table => {_sql.string(self.table)}"] + [
+            f"{k} => {_sql.string(v) if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else v}"
+            for k, v in args.items() if v is not None]
+        return [tuple(r) for r in self._spark.sql(
+            f"CALL {_sql.identifier(self.catalog)}.sys.{procedure}({', '.join(given)})").collect()]
+
+    def _expression(self, value: _sql.Condition) -> str:
+        """SQL text of a condition or value: a string as it is; a Column as Spark resolves it
+        against this table (classic sessions only: a Connect Column holds no resolved expression)."""
+        if isinstance(value, str):
+            return value
+        jdf = getattr(self.to_df().select(value), "_jdf", None)
+        if jdf is None:
+            raise UnsupportedFeatureError("over Spark Connect, give conditions and values as SQL strings, not Columns")
+        resolved = jdf.queryExecution().analyzed().projectList().apply(0)
+        return str((resolved.child() if resolved.getClass().getSimpleName() == "Alias" else resolved).sql())
+
+    def _millis(self, moment: _sql.Timestamp) -> int:
+        """Epoch milliseconds of a point in time, read by Spark in the session time zone."""
+        row = self._spark.sql(f"SELECT unix_millis(TIMESTAMP {_sql.string(_sql.timestamp(moment))})").first()
+        return int(row[0])  # type: ignore[index]
+
+    # Reading
+
+    def to_df(self) -> DataFrame:
+        """The table's latest state.
+
+        >>> t.to_df().where("amount > 10").count()
+        """
+        return self._spark.table(self._ident())
+
+    def read(self, version: Optional[int] = None, timestamp: Optional[_sql.Timestamp] = None,
+             tag: Optional[str] = None) -> DataFrame:
+        """The table as of a snapshot id, a point in time or a tag (one of them), with the schema it
+        had then.
+
+        >>> t.read(version=1).count()
+        >>> t.read(timestamp=datetime(2026, 11, 23, 9, 30))
+        >>> t.read(tag="release-1")
+        """
+        given = [v for v in (version, timestamp, tag) if v is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of version, timestamp and tag")
+        if version is not None:
+            point = f"VERSION AS OF {int(version)}"
+        elif tag is not None:
+            point = f"VERSION AS OF {_sql.string(tag)}"
+        else:
+            point = f"TIMESTAMP AS OF {_sql.string(_sql.timestamp(timestamp))}"  # type: ignore[arg-type]
+        return self._spark.sql(f"SELECT * FROM {self._ident()} {point}")
+
+    def changes(self, start_version: Optional[int] = None, end_version: Optional[int] = None,
+                start_timestamp: Optional[_sql.Timestamp] = None,
+                end_timestamp: Optional[_sql.Timestamp] = None) -> DataFrame:
+        """The rows the commits after ``start_version`` up to ``end_version`` (default: the latest)
+        changed, led by a ``rowkind`` column (``+I``, ``-U``, ``+U``, ``-D``) as ``$audit_log``
+        shows them; or those of the commits between two points in time.
+
+        >>> t.changes(start_version=2).where("rowkind = '-D'")
+        """
+        if start_timestamp is not None or end_timestamp is not None:
+            if start_version is not None or end_version is not None:
+                raise ValueError("give versions or timestamps, not both")
+            start = self._millis(start_timestamp) if start_timestamp is not None else 0
+            end = self._millis(end_timestamp) if end_timestamp is not None else 2**62
+            option = ("incremental-between-timestamp", f"{start},{end}")
+        else:
+            end_id = end_version if end_version is not None else self.latest_snapshot_id() or 0
+            option = ("incremental-between", f"{start_version or 0},{end_id}")
+        return self._spark.read.option(*option).table(self._ident("$audit_log"))
+
+    def history(self, limit: Optional[int] = None) -> DataFrame:
+        """The table's snapshots (the ``$snapshots`` columns), newest first.
+
+        >>> t.history(limit=1).first().commit_kind
+        'APPEND'
+        """
+        return self._spark.sql(f"SELECT * FROM {self._ident('$snapshots')} ORDER BY snapshot_id DESC"
+                               + (f" LIMIT {int(limit)}" if limit is not None else ""))
+
+    def latest_snapshot_id(self) -> Optional[int]:
+        """The id of the latest snapshot, or None for a table never written."""
+        row = self._spark.sql(f"SELECT max(snapshot_id) FROM {self._ident('$snapshots')}").first()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def tags(self) -> DataFrame:
+        """The table's tags (``$tags``)."""
+        return self._spark.table(self._ident("$tags"))
+
+    def branches(self) -> DataFrame:
+        """The table's branches (``$branches``)."""
+        return self._spark.table(self._ident("$branches"))
+
+    def files(self) -> DataFrame:
+        """The live data files of the latest snapshot (``$files``)."""
+        return self._spark.table(self._ident("$files"))
+
+    def partitions(self) -> DataFrame:
+        """One row per partition with its record count, size and file count (``$partitions``)."""
+        return self._spark.table(self._ident("$partitions"))
+
+    def schema(self) -> StructType:
+        """The table's current columns as a Spark schema."""
+        return self.to_df().schema
+
+    def schemas(self) -> DataFrame:
+        """Every schema version of the table (``$schemas``)."""
+        return self._spark.table(self._ident("$schemas"))
+
+    def options(self) -> Dict[str, str]:
+        """The table's options."""
+        return {r[0]: r[1] for r in self._spark.table(self._ident("$options")).collect()}
+
+    def primary_keys(self) -> List[str]:
+        """The primary-key columns; empty for an append table."""
+        return self._latest_schema_list("primary_keys")
+
+    def partition_keys(self) -> List[str]:
+        """The partition columns; empty for an unpartitioned table."""
+        return self._latest_schema_list("partition_keys")
+
+    def _latest_schema_list(self, column: str) -> List[str]:
+        row = self.schemas().orderBy("schema_id", ascending=False).select(column).first()
+        return list(json.loads(row[0])) if row is not None else []
+
+    # Writing
+
+    def append(self, df: DataFrame) -> None:
+        """Appends ``df``'s rows (upserts them, on a primary-key table), by column name."""
+        df.writeTo(self._ident()).append()
+
+    def overwrite(self, df: DataFrame, partition: Optional[Mapping[str, object]] = None) -> None:
+        """Replaces the whole table, or only the partition ``{column: value}``, with ``df``'s rows."""
+        from pyspark.sql.functions import col, lit
+
+        condition = lit(True)
+        for key, value in (partition or {}).items():
+            condition = condition & (col(key) == lit(value))
+        df.writeTo(self._ident()).overwrite(condition)
+
+    def upsert(self, df: DataFrame) -> None:
+        """Writes ``df``'s rows as the new versions of their keys (primary-key tables only).
+
+        >>> t.upsert(spark.createDataFrame([(1, "paid")], "id INT, status STRING"))
+        """
+        if not self.primary_keys():
+            raise UnsupportedFeatureError(f"table {self.name} has no primary key: upsert needs one; use append")
+        self.append(df)
+
+    def delete(self, condition: _sql.Condition) -> None:
+        """Deletes the rows matching ``condition`` (a SQL string or a Column).
+
+        >>> t.delete("status = 'cancelled'")
+        """
+        self._spark.sql(f"DELETE FROM {self._ident()} WHERE {self._expression(condition)}")
+
+    def update(self, condition: Optional[_sql.Condition], set: Mapping[str, _sql.Condition]) -> None:
+        """Sets columns to values (SQL strings or Columns) in the rows matching ``condition`` (all
+        rows when None).
+
+        >>> t.update("id = 1", {"status": "'shipped'"})
+        """
+        assignments = ", ".join(f"{_sql.identifier(k)} = {self._expression(v)}" for k, v in set.items())
+        where = f" WHERE {self._expression(condition)}" if condition is not None else ""
+        self._spark.sql(f"UPDATE {self._ident()} SET {assignments}{where}")
+
+    # Maintenance
 
     def compact(self, full: bool = True, partitions: Optional[Sequence[Mapping[str, str]]] = None) -> bool:
         """Compacts the table; returns whether a COMPACT snapshot was committed.
@@ -49,10 +261,80 @@ class PaimonTable:
         ``full`` says (as in Paimon). ``partitions`` limits the work to partitions given as
         ``{column: value}`` mappings.
         """
-        args = [f"table => {_sql_string(f'{self.database}.{self.table}')}",
-                f"compact_strategy => {_sql_string('full' if full else 'minor')}"]
-        if partitions:
-            spec = ";".join(",".join(f"{k}={v}" for k, v in p.items()) for p in partitions)
-            args.append(f"partitions => {_sql_string(spec)}")
-        rows = self._spark.sql(f"CALL {self.catalog}.sys.compact({', '.join(args)})").collect()
+        spec = ";".join(",".join(f"{k}={v}" for k, v in p.items()) for p in partitions) if partitions else None
+        rows = self._call("compact", compact_strategy="full" if full else "minor", partitions=spec)
         return bool(rows[0][0])
+
+    def expire_snapshots(self, retain_max: Optional[int] = None, retain_min: Optional[int] = None,
+                         older_than: Optional[_sql.Timestamp] = None) -> int:
+        """Expires old snapshots by the given bounds (the table's options otherwise); returns how many.
+
+        >>> t.expire_snapshots(retain_max=5)
+        """
+        rows = self._call("expire_snapshots", retain_max=retain_max, retain_min=retain_min,
+                          older_than=_sql.timestamp(older_than) if older_than is not None else None)
+        return int(rows[0][0])
+
+    def create_tag(self, name: str, version: Optional[int] = None, time_retained: Optional[str] = None) -> None:
+        """Tags a snapshot (default: the latest), kept ``time_retained`` (``'7 d'``) or forever.
+
+        >>> t.create_tag("release-1", version=3)
+        """
+        self._call("create_tag", tag=name, snapshot=version, time_retained=time_retained)
+
+    def delete_tag(self, name: str) -> None:
+        """Deletes a tag; its snapshot's files go when nothing else holds them."""
+        self._call("delete_tag", tag=name)
+
+    def rollback_to(self, version: Optional[int] = None, tag: Optional[str] = None,
+                    timestamp: Optional[_sql.Timestamp] = None) -> None:
+        """Makes a snapshot, a tag or the state at a point in time the table's latest state again.
+
+        >>> t.rollback_to(tag="release-1")
+        """
+        given = [v for v in (version, tag, timestamp) if v is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of version, tag and timestamp")
+        if timestamp is not None:
+            self._call("rollback_to_timestamp", timestamp=self._millis(timestamp))
+        else:
+            self._call("rollback", snapshot=version, tag=tag)
+
+    def create_branch(self, name: str, tag: Optional[str] = None) -> None:
+        """Creates a branch, empty or from a tag; read it as ``t$branch_<name>``."""
+        self._call("create_branch", branch=name, tag=tag)
+
+    def remove_orphan_files(self, older_than: Optional[_sql.Timestamp] = None, dry_run: bool = False) -> int:
+        """Deletes files no snapshot, tag or branch uses that are older than ``older_than`` (default:
+        a day); returns how many (that would be) deleted."""
+        rows = self._call("remove_orphan_files", dry_run=dry_run,
+                          older_than=_sql.timestamp(older_than) if older_than is not None else None)
+        return int(rows[0][0])
+
+    def add_columns(self, *columns: Union[str, StructField]) -> None:
+        """Adds columns at the end, as DDL (``"note STRING COMMENT 'free text'"``) or StructFields.
+
+        >>> t.add_columns("note STRING", StructField("score", DoubleType()))
+        """
+        ddl = [c if isinstance(c, str) else f"{_sql.identifier(c.name)} {c.dataType.simpleString()}" for c in columns]
+        self._spark.sql(f"ALTER TABLE {self._ident()} ADD COLUMNS ({', '.join(ddl)})")
+
+    def rename_column(self, old: str, new: str) -> None:
+        """Renames a column (``a.b`` for a nested one); its data stays."""
+        self._spark.sql(f"ALTER TABLE {self._ident()} RENAME COLUMN {old} TO {_sql.identifier(new)}")
+
+    def drop_column(self, name: str) -> None:
+        """Drops a column (``a.b`` for a nested one); old snapshots still read it."""
+        self._spark.sql(f"ALTER TABLE {self._ident()} DROP COLUMN {name}")
+
+    def set_options(self, **options: object) -> None:
+        """Sets table options; option names with dots or dashes go through ``**{...}``.
+
+        >>> t.set_options(**{"snapshot.num-retained.max": 10})
+        """
+        pairs = ", ".join(f"{_sql.string(k)} = {_sql.string(str(v))}" for k, v in options.items())
+        self._spark.sql(f"ALTER TABLE {self._ident()} SET TBLPROPERTIES ({pairs})")
+
+    def unset_options(self, *keys: str) -> None:
+        """Removes table options, so their defaults apply again."""
+        self._spark.sql(f"ALTER TABLE {self._ident()} UNSET TBLPROPERTIES ({', '.join(map(_sql.string, keys))})")

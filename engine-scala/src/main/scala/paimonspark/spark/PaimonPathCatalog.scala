@@ -12,18 +12,20 @@ import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import paimonspark.UnsupportedFeatureException
+import paimonspark.{InvalidIdentifierException, UnsupportedFeatureException}
 import paimonspark.format.TablePaths
 import paimonspark.fs.{FileIO, HadoopConf}
+import paimonspark.spark.procedures.PaimonProcedures
 import paimonspark.table.{FileStoreTable, SchemaChanges, SchemaManager}
 
 /**
  * A catalog whose table names are paths (`paimon_path.`/data/t``). Path-based DataFrame writes go
  * through it, so that every save mode gets catalog semantics: create, append, overwrite. Its last
  * path element is a table name as Paimon spells it, so `/data/t$snapshots` and `/data/t$branch_b`
- * address a system table or a branch of the table at `/data/t`.
+ * address a system table or a branch of the table at `/data/t`. Procedures take the path as their
+ * table: `CALL paimon_path.sys.compact(table => '/data/t')`.
  */
-class PaimonPathCatalog extends TableLoading with PaimonFunctions {
+class PaimonPathCatalog extends TableLoading with PaimonFunctions with PaimonProcedures {
   private var catalogName: String = _
 
   override def name(): String = catalogName
@@ -54,6 +56,11 @@ class PaimonPathCatalog extends TableLoading with PaimonFunctions {
         (new Path(path.getParent, name.table), name)
       }
     if (FileStoreTable.exists(fileIO, dir)) Some((dir, name)) else None
+  }
+
+  override protected def procedureTable(name: String): FileStoreTable = loadTable(Identifier.of(Array.empty, name)) match {
+    case t: SparkTable => t.store
+    case _ => throw new InvalidIdentifierException(s"'$name' is a system table; procedures take a table or a branch")
   }
 
   override protected def open(ident: Identifier, travel: Option[paimonspark.table.TimeTravel],
