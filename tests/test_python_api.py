@@ -107,3 +107,26 @@ def test_maintenance_calls_change_the_table(spark):
     t.drop_column("score")
     assert t.schema().fieldNames() == ["id", "v", "remark"]
     assert t.schemas().count() == 6  # created, two option changes, three column changes
+
+
+@pytest.mark.parametrize("keys", ["", "TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')"])
+def test_merge_builder_runs_every_clause_in_one_commit(spark, oracle, keys):
+    name = "merged_pk" if keys else "merged_append"
+    spark.sql(f"CREATE TABLE paimon.default.{name} (id INT, status STRING, n INT) {keys}")
+    t = PaimonTable.for_name(spark, f"paimon.default.{name}")
+    t.append(spark.createDataFrame([(1, "new", 0), (2, "new", 0), (3, "new", 0), (4, "old", 0)], "id INT, status STRING, n INT"))
+    updates = spark.createDataFrame([(1, "paid", 5), (2, "cancelled", 0), (7, "new", 1), (8, "skip", 1)],
+                                    "id INT, status STRING, n INT").alias("s")
+    before = t.latest_snapshot_id()
+    t.merge(updates, f"{name}.id = s.id") \
+        .when_matched_delete("s.status = 'cancelled'") \
+        .when_matched_update({"status": "s.status", "n": F.col("s.n") + 1}) \
+        .when_not_matched_insert_all(F.col("s.status") != "skip") \
+        .when_not_matched_by_source_update({"status": "'stale'"}, f"{name}.status = 'old'") \
+        .when_not_matched_by_source_delete() \
+        .execute()
+    expected = [(1, "paid", 6), (4, "stale", 0), (7, "new", 1)]
+    assert rows(t.to_df()) == expected
+    assert oracle_rows(oracle, name) == expected
+    assert [r.commit_kind for r in t.history().collect() if r.snapshot_id > before and r.commit_kind != "COMPACT"] == \
+        ["OVERWRITE" if not keys else "APPEND"]

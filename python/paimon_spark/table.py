@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
-from typing import Dict, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Union
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructField, StructType
 
 from paimon_spark import _sql
 from paimon_spark.errors import UnsupportedFeatureError
+
+if TYPE_CHECKING:
+    from paimon_spark.merge import PaimonMergeBuilder
 
 __all__ = ["PaimonTable"]
 
@@ -249,6 +252,13 @@ class PaimonTable:
         assignments = ", ".join(f"{_sql.identifier(k)} = {self._expression(v)}" for k, v in set.items())
         where = f" WHERE {self._expression(condition)}" if condition is not None else ""
         self._spark.sql(f"UPDATE {self._ident()} SET {assignments}{where}")
+
+    def merge(self, source: DataFrame, condition: _sql.Condition) -> "PaimonMergeBuilder":
+        """A ``MERGE INTO`` this table from ``source`` on ``condition``; add clauses, then
+        ``execute()``. See :class:`paimon_spark.merge.PaimonMergeBuilder`."""
+        from paimon_spark.merge import PaimonMergeBuilder
+
+        return PaimonMergeBuilder(self, source, condition)
 
     # Maintenance
 
