@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Mapping, Optional
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+
+from paimon_spark._sql import Condition as Expression
 
 if TYPE_CHECKING:
     from paimon_spark.table import PaimonTable
 
 __all__ = ["PaimonMergeBuilder"]
-
-Expression = Union[str, Column]
 
 
 def _column(value: Expression) -> Column:

@@ -101,7 +101,7 @@ class PaimonSource extends TableProvider with CreatableRelationProvider with Dat
 
 object PaimonSource {
   /** Options that change how one write runs rather than the table: taken by writes to existing tables too. */
-  val WriteOptions: Seq[String] = Seq(MergeSchemaWrites.TableOption, MergeSchemaWrites.SparkOption)
+  val WriteOptions: Seq[String] = MergeSchemaWrites.WriteOptions
 
   /** Where DataFrameWriter puts `partitionBy` columns for a V1 save (`DataSourceUtils.PARTITIONING_COLUMNS_KEY`). */
   val PartitioningKey = "__partition_columns"

@@ -26,10 +26,12 @@ trait PartitionManagement extends SupportsAtomicPartitionManagement {
   /** One OVERWRITE commit removing the files in `scope`. */
   protected def dropFiles(scope: OverwriteScope): Unit
 
-  override def partitionSchema(): StructType = {
+  private lazy val partitionStruct: StructType = {
     val all = SparkSchemas.sparkSchema(store.schema)
     StructType(store.schema.partitionKeys.map(k => all(k)))
   }
+
+  override def partitionSchema(): StructType = partitionStruct
 
   override def listPartitionIdentifiers(names: Array[String], ident: InternalRow): Array[InternalRow] = {
     // Partition values are exact statistics: the planner keeps exactly the matching partitions.
@@ -38,7 +40,7 @@ trait PartitionManagement extends SupportsAtomicPartitionManagement {
   }
 
   override def loadPartitionMetadata(ident: InternalRow): util.Map[String, String] = {
-    val files = splits(matching(partitionSchema().fieldNames.toSeq, ident)).flatMap(_.files)
+    val files = splits(matching(partitionStruct.fieldNames.toSeq, ident)).flatMap(_.files)
     if (files.isEmpty) Map.empty[String, String].asJava
     else Map("recordCount" -> files.map(_.rowCount).sum.toString, "fileSizeInBytes" -> files.map(_.fileSize).sum.toString,
       "fileCount" -> files.size.toString,
@@ -54,7 +56,7 @@ trait PartitionManagement extends SupportsAtomicPartitionManagement {
 
   override def truncatePartitions(idents: Array[InternalRow]): Boolean = {
     writable()
-    val names = partitionSchema().fieldNames.toSeq
+    val names = partitionStruct.fieldNames.toSeq
     dropFiles(OverwriteScope.Matching(idents.toSeq.flatMap(matching(names, _)).reduce(Predicate.Or)))
     true
   }
@@ -64,10 +66,10 @@ trait PartitionManagement extends SupportsAtomicPartitionManagement {
 
   /** The partitions whose `names` columns hold `ident`'s values, as a filter; None for no columns. */
   private def matching(names: Seq[String], ident: InternalRow): Option[Predicate] = {
-    val types = partitionSchema()
     names.zipWithIndex.map { case (n, i) =>
       val field = store.schema.fieldNames.indexOf(n)
-      if (ident.isNullAt(i)) Predicate.IsNull(field) else Predicate.Compare(Predicate.Eq, field, ident.get(i, types(n).dataType))
+      if (ident.isNullAt(i)) Predicate.IsNull(field)
+      else Predicate.Compare(Predicate.Eq, field, ident.get(i, partitionStruct(n).dataType))
     }.reduceOption[Predicate](Predicate.And)
   }
 

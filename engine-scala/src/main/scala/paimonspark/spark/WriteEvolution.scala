@@ -4,20 +4,23 @@ import org.apache.spark.sql.connector.catalog.TableChange
 import org.apache.spark.sql.internal.SQLConf
 
 import paimonspark.format.{AtomicType, DataType, DataTypes, TypeRoot}
-import paimonspark.table.{FileStoreTable, TypeCasts}
+import paimonspark.table.{FileStoreTable, TableOptions, TypeCasts}
 
-/** What a write with schema evolution may change of a table's column types, by Paimon's merge rules. */
+/** Whether a write evolves the schema, and which type changes it may make, by Paimon's merge rules. */
 object WriteEvolution {
-  /** Paimon's option allowing a write to change a column's type by more than a widening. */
-  val ExplicitCastOption = "write.merge-schema.explicit-cast"
-
   private val Lengths: Set[TypeRoot] = Set(TypeRoot.Char, TypeRoot.VarChar, TypeRoot.Binary, TypeRoot.VarBinary)
   private val Precisions: Set[TypeRoot] = Set(TypeRoot.Timestamp, TypeRoot.TimestampLtz)
 
+  /**
+   * A `write.merge-schema*` switch as Paimon's Spark connector reads it: the write's own option
+   * when it gives one, else the session conf `spark.paimon.<key>`, else the table option.
+   */
+  def switchedOn(key: String, table: FileStoreTable, writeOption: Option[String] = None): Boolean =
+    writeOption.orElse(Option(SQLConf.get.getConfString(s"spark.paimon.$key", null)))
+      .orElse(table.options.raw.get(key)).exists(_.trim.equalsIgnoreCase("true"))
+
   def allowsTypeChange(table: FileStoreTable, change: TableChange.UpdateColumnType): Boolean = {
-    // The session conf, as Paimon's connector reads it, before the table option.
-    val explicit = Option(SQLConf.get.getConfString(s"spark.paimon.$ExplicitCastOption", null))
-      .orElse(table.options.raw.get(ExplicitCastOption)).exists(_.trim.equalsIgnoreCase("true"))
+    val explicit = switchedOn(TableOptions.WriteMergeSchemaExplicitCast, table)
     DataTypes.typeAt(table.schema.fields, change.fieldNames().toSeq).exists { current =>
       val next = TableChanges.paimonType(change.fieldNames().last, change.newDataType()).withNullable(current.nullable)
       TypeCasts.allowed(current, next, explicit) && (explicit || keepsSize(current, next))

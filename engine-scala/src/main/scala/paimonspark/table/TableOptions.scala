@@ -112,6 +112,10 @@ object TableOptions {
   val CommitMaxRetries = "commit.max-retries"
   val DataFilePrefix = "data-file.prefix"
   val WriteOnly = "write-only"
+  /** Writes add the data's new columns and widen types (Paimon's Spark connector option). */
+  val WriteMergeSchema = "write.merge-schema"
+  /** Such writes may also change a type by a cast that is not a widening. */
+  val WriteMergeSchemaExplicitCast = "write.merge-schema.explicit-cast"
   val PrimaryKey = "primary-key"
   val Partition = "partition"
   val BucketKey = "bucket-key"
@@ -188,9 +192,8 @@ object TableOptions {
     "sequence.field.sort-order" -> anything,
     RowKindField -> anything,
     "ignore-delete" -> boolean,
-    // DataFrame and SQL writes evolve the schema (MergeSchemaWrites); with explicit-cast also beyond widenings.
-    "write.merge-schema" -> boolean,
-    "write.merge-schema.explicit-cast" -> boolean,
+    WriteMergeSchema -> boolean,
+    WriteMergeSchemaExplicitCast -> boolean,
     "partial-update.remove-record-on-delete" -> boolean,
     ChangelogProducerKey -> { (k, v) =>
       oneOf(ChangelogProducer.All)(k, v)

@@ -8,7 +8,8 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.paimon.CatalogLookup
 
-import paimonspark.spark.SparkTable
+import paimonspark.spark.{SparkTable, WriteEvolution}
+import paimonspark.table.TableOptions
 
 /**
  * Paimon's `write.merge-schema` for DataFrame and SQL writes: a write to a Paimon table asking for it
@@ -35,10 +36,8 @@ final class MergeSchemaWrites(session: SparkSession) extends Rule[LogicalPlan] {
   }
 
   private def asked(relation: LogicalPlan, writeOptions: Map[String, String]): Boolean = paimonTable(relation).exists { t =>
-    writeOptions.collectFirst { case (k, v) if k.equalsIgnoreCase(TableOption) || k.equalsIgnoreCase(SparkOption) => v }
-      .orElse(session.conf.getOption(SessionConf))
-      .orElse(t.store.options.raw.get(TableOption))
-      .exists(_.trim.equalsIgnoreCase("true"))
+    val requested = writeOptions.collectFirst { case (k, v) if WriteOptions.exists(_.equalsIgnoreCase(k)) => v }
+    WriteEvolution.switchedOn(TableOptions.WriteMergeSchema, t.store, requested)
   }
 
   private def paimonTable(relation: LogicalPlan): Option[SparkTable] = relation match {
@@ -50,7 +49,6 @@ final class MergeSchemaWrites(session: SparkSession) extends Rule[LogicalPlan] {
 }
 
 object MergeSchemaWrites {
-  val TableOption = "write.merge-schema"
-  val SparkOption = "mergeSchema"
-  val SessionConf = s"spark.paimon.$TableOption"
+  /** The write options that ask for it: Paimon's name and Spark's. */
+  val WriteOptions: Seq[String] = Seq(TableOptions.WriteMergeSchema, "mergeSchema")
 }
