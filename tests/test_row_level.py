@@ -268,6 +268,9 @@ def test_partition_ddl_lists_drops_and_truncates_by_metadata(spark, warehouse, o
     assert rows(spark.table(t)) == expected
     assert oracle_rows(oracle, name, ["id", "v", "dt", "hh"]) == expected
     assert partitions() == ["dt=d1/hh=1", "dt=d2/hh=2"]
+    # A partition's statistics under Paimon's names.
+    [info] = spark.sql(f"SHOW TABLE EXTENDED IN paimon.default LIKE '{name}' PARTITION (dt = 'd1', hh = 1)").collect()
+    assert "recordCount: 1, fileSizeInBytes: " in info.information and "fileCount: 1" in info.information
     # Spark's own errors for partitions that are not there or already are; nothing committed.
     kinds = commit_kinds(warehouse, name)
     with pytest.raises(AnalysisException, match="PARTITIONS_NOT_FOUND"):
