@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,13 @@ DOCKER_BIN = REPO / "docker" / "bin"
 CLUSTER_JOB = REPO / "docker" / "jobs" / "cluster_job.py"
 GROUP, ARTIFACT = "io.github.paimonspark", "paimon-spark_2.13"
 COORDINATES = f"{GROUP}:{ARTIFACT}:{__version__}"
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def published_pom() -> Path:

@@ -1,11 +1,16 @@
-"""The Python table API: PaimonTable by name and by path, reads and history, writes, maintenance, typed errors."""
+"""The Python table API: PaimonTable by name and by path, creation, reads and history, changes, writes and
+maintenance; every test runs with a classic and with a Spark Connect session."""
+
+import json
 
 import pytest
+from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.types import DoubleType, StructField
+from pyspark.sql.types import DateType, DecimalType, DoubleType, StructField, StructType
 
 from conftest import oracle_rows, rows, table_dir
-from paimon_spark import PaimonTable, UnsupportedFeatureError, VersionNotFoundError
+from paimon_spark import PaimonTable, SnapshotNotFoundError, UnsupportedFeatureError, configure_spark_with_paimon
+from sessions import connect_server, mode, spark, warehouse  # noqa: F401 - the classic and Connect session fixtures
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +57,7 @@ def test_reads_travel_and_list_history_and_metadata(spark, orders):
     assert [r.tag_name for r in orders.tags().collect()] == ["first"]
     moment = history[-1].commit_time  # snapshot 1's commit time, as the session shows it
     assert rows(orders.read(timestamp=moment)) == rows(orders.read(version=1))
-    with pytest.raises(VersionNotFoundError, match="99"):
+    with pytest.raises(SnapshotNotFoundError, match="99"):
         orders.read(version=99).collect()
     # The changes of snapshots 2 and 3, led by their row kinds.
     assert rows(orders.changes(start_version=1, end_version=3)) == [("+I", 1, "paid", "d1"), ("-D", 3, None, "d2")]
@@ -63,14 +68,22 @@ def test_reads_travel_and_list_history_and_metadata(spark, orders):
     assert orders.schemas().count() == 1
 
 
-def test_writes_change_rows_in_one_commit_each(spark, oracle):
+def test_writes_change_rows_in_one_commit_each(spark, oracle, mode):
     spark.sql("CREATE TABLE paimon.default.events (id INT, kind STRING, p INT) PARTITIONED BY (p)")
     t = PaimonTable.for_name(spark, "paimon.default.events")
     t.append(spark.createDataFrame([(i, "view", i % 2) for i in range(6)], "id INT, kind STRING, p INT"))
     t.overwrite(spark.createDataFrame([(10, "click", 1)], "id INT, kind STRING, p INT"), partition={"p": 1})
-    t.delete(F.col("id") == 4)
-    t.update("id = 0", {"kind": "'click'"})
-    t.update(F.col("id") == 2, {"kind": F.upper(F.col("kind"))})
+    if mode == "connect":
+        # A Connect Column holds no SQL text to carry: conditions and values go as strings there.
+        with pytest.raises(UnsupportedFeatureError, match="SQL strings"):
+            t.delete(F.col("id") == 4)
+        t.delete("id = 4")
+        t.update("id = 0", {"kind": "'click'"})
+        t.update("id = 2", {"kind": "upper(kind)"})
+    else:
+        t.delete(F.col("id") == 4)
+        t.update("id = 0", {"kind": "'click'"})
+        t.update(F.col("id") == 2, {"kind": F.upper(F.col("kind"))})
     expected = [(0, "click", 0), (2, "VIEW", 0), (10, "click", 1)]
     assert rows(t.to_df()) == expected
     assert oracle_rows(oracle, "events") == expected
@@ -130,3 +143,63 @@ def test_merge_builder_runs_every_clause_in_one_commit(spark, oracle, keys):
     assert oracle_rows(oracle, name) == expected
     assert [r.commit_kind for r in t.history().collect() if r.snapshot_id > before and r.commit_kind != "COMPACT"] == \
         ["OVERWRITE" if not keys else "APPEND"]
+
+
+def test_builders_create_replace_and_keep_tables(spark, oracle, tmp_path):
+    t = (PaimonTable.create(spark).name("paimon.default.built")
+         .column("id", "BIGINT", nullable=False, comment="the key").column("day", DateType())
+         .columns(StructType([StructField("amount", DecimalType(10, 2), metadata={"comment": "in euros"})]))
+         .primary_key("id", "day").partitioned_by("day")
+         .option("bucket", 2).options({"changelog-producer": "input", "snapshot.num-retained.min": 3})
+         .comment("orders by day").execute())
+    assert t.primary_keys() == ["id", "day"] and t.partition_keys() == ["day"]
+    assert {k: t.options()[k] for k in ("bucket", "changelog-producer", "snapshot.num-retained.min")} == \
+        {"bucket": "2", "changelog-producer": "input", "snapshot.num-retained.min": "3"}
+    latest = t.schemas().collect()[-1]
+    fields = {f["name"]: f for f in json.loads(latest.fields)}
+    assert fields["id"]["type"] == "BIGINT NOT NULL" and fields["id"]["description"] == "the key"
+    assert fields["amount"]["type"] == "DECIMAL(10, 2)" and fields["amount"]["description"] == "in euros"
+    assert latest.comment == "orders by day"
+    t.upsert(spark.sql("SELECT 1L AS id, DATE'2026-11-24' AS day, 9.5BD AS amount"))
+    assert oracle_rows(oracle, "built", ["id", "amount"]) == [(1, __import__("decimal").Decimal("9.50"))]
+
+    with pytest.raises(Exception, match="already exists"):
+        PaimonTable.create(spark).name("paimon.default.built").column("x", "INT").execute()
+    PaimonTable.create_if_not_exists(spark).name("paimon.default.built").column("x", "INT").execute()
+    assert t.schemas().count() == 1 and t.to_df().count() == 1  # left as it was
+    replaced = PaimonTable.create_or_replace(spark).name("paimon.default.built").column("x", "INT").execute()
+    assert replaced.schema().fieldNames() == ["x"] and replaced.to_df().count() == 0
+
+    path = str(tmp_path / "by_path")
+    by_path = PaimonTable.create(spark).location(path).column("id", "INT").column("v", "STRING").execute()
+    by_path.append(spark.createDataFrame([(1, "a")], "id INT, v STRING"))
+    assert rows(PaimonTable.for_path(spark, path).to_df()) == [(1, "a")]
+    with pytest.raises(ValueError, match="at least one column"):
+        PaimonTable.create(spark).name("paimon.default.empty").execute()
+
+
+def test_stream_changes_carry_row_kinds_into_a_table(spark, tmp_path):
+    t = PaimonTable.create(spark).name("paimon.default.streamed").column("id", "INT").column("v", "STRING") \
+        .primary_key("id").option("bucket", 1).execute()
+    for batch in ([(1, "a"), (2, "b")], [(1, "a2")], [(3, "c")]):
+        t.upsert(spark.createDataFrame(batch, "id INT, v STRING"))
+    t.delete("id = 2")
+    audit = PaimonTable.create(spark).name("paimon.default.streamed_audit") \
+        .column("rowkind", "STRING").column("id", "INT").column("v", "STRING").execute()
+    query = (t.stream_changes(start_version=2, **{"read.stream.maxFilesPerTrigger": 1}).writeStream
+             .option("checkpointLocation", str(tmp_path / "cp")).trigger(availableNow=True)
+             .toTable("paimon.default.streamed_audit"))
+    query.awaitTermination()
+    assert rows(audit.to_df()) == [("+I", 1, "a2"), ("+I", 3, "c"), ("-D", 2, None)]
+
+
+def test_configure_adds_extra_packages_and_keeps_extensions():
+    builder = SparkSession.builder.config("spark.sql.extensions", "my.Extensions")
+    configured = configure_spark_with_paimon(builder, warehouse="/tmp/wh", catalog="lake",
+                                             extra_packages=["org.example:a:1.0", "org.example:b:2.0"])
+    options = configured._options  # type: ignore[attr-defined]
+    assert options["spark.jars.packages"] == "org.example:a:1.0,org.example:b:2.0"
+    assert options["spark.sql.extensions"].split(",")[0] == "my.Extensions"
+    assert options["spark.sql.catalog.lake.warehouse"] == "file:///tmp/wh"
+    with pytest.raises(ValueError, match="not a valid identifier"):
+        configure_spark_with_paimon(SparkSession.builder, catalog="no-dashes")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -16,13 +15,7 @@ from typing import Iterator
 import pytest
 from pypaimon import CatalogFactory
 
-from deploy_util import CLUSTER_JOB, COORDINATES, DOCKER_BIN, job_result, published_pom, run_tool, spark_env
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from deploy_util import CLUSTER_JOB, COORDINATES, DOCKER_BIN, free_port, job_result, published_pom, run_tool, spark_env
 
 
 class Cluster:

@@ -1,6 +1,7 @@
 """paimon_spark: Apache Paimon tables in PySpark, written and read by a Spark-native engine."""
 
 from paimon_spark.errors import (
+    BranchNotFoundError,
     CommitConflictError,
     CorruptFileError,
     InvalidDataError,
@@ -9,7 +10,9 @@ from paimon_spark.errors import (
     PaimonError,
     SchemaChangeError,
     SchemaMismatchError,
+    SnapshotNotFoundError,
     TableNotFoundError,
+    TagNotFoundError,
     UnsupportedFeatureError,
     VersionAlreadyExistsError,
     VersionNotFoundError,
@@ -19,6 +22,7 @@ from paimon_spark.table import PaimonTable
 from paimon_spark.version import __version__
 
 __all__ = [
+    "BranchNotFoundError",
     "CommitConflictError",
     "CorruptFileError",
     "InvalidDataError",
@@ -28,7 +32,9 @@ __all__ = [
     "PaimonTable",
     "SchemaChangeError",
     "SchemaMismatchError",
+    "SnapshotNotFoundError",
     "TableNotFoundError",
+    "TagNotFoundError",
     "UnsupportedFeatureError",
     "VersionAlreadyExistsError",
     "VersionNotFoundError",

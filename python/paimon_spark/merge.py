@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Optional
+from typing import TYPE_CHECKING, Dict, Mapping, Optional
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -23,7 +23,7 @@ def _optional(value: Optional[Expression]) -> Optional[Column]:
     return None if value is None else _column(value)
 
 
-def _assignments(values: Mapping[str, Expression]) -> dict:
+def _assignments(values: Mapping[str, Expression]) -> Dict[str, Column]:
     return {k: _column(v) for k, v in values.items()}
 
 
@@ -44,42 +44,66 @@ class PaimonMergeBuilder:
 
     def when_matched_update(self, set: Mapping[str, Expression],
                             condition: Optional[Expression] = None) -> "PaimonMergeBuilder":
-        """Sets columns of matched target rows (where ``condition`` holds, when given)."""
+        """Sets columns of matched target rows (where ``condition`` holds, when given).
+
+        >>> builder.when_matched_update({"status": "s.status"}, condition="s.status <> 'new'")
+        """
         self._writer.whenMatched(_optional(condition)).update(_assignments(set))
         return self
 
     def when_matched_update_all(self, condition: Optional[Expression] = None) -> "PaimonMergeBuilder":
-        """Replaces matched target rows by their source rows, column by column name."""
+        """Replaces matched target rows by their source rows, column by column name.
+
+        >>> builder.when_matched_update_all("s.day = orders.day")
+        """
         self._writer.whenMatched(_optional(condition)).updateAll()
         return self
 
     def when_matched_delete(self, condition: Optional[Expression] = None) -> "PaimonMergeBuilder":
-        """Deletes matched target rows."""
+        """Deletes matched target rows.
+
+        >>> builder.when_matched_delete("s.status = 'cancelled'")
+        """
         self._writer.whenMatched(_optional(condition)).delete()
         return self
 
     def when_not_matched_insert(self, values: Mapping[str, Expression],
                                 condition: Optional[Expression] = None) -> "PaimonMergeBuilder":
-        """Inserts a row built from ``values`` for each unmatched source row."""
+        """Inserts a row built from ``values`` for each unmatched source row.
+
+        >>> builder.when_not_matched_insert({"id": "s.id", "status": "'new'", "day": "s.day"})
+        """
         self._writer.whenNotMatched(_optional(condition)).insert(_assignments(values))
         return self
 
     def when_not_matched_insert_all(self, condition: Optional[Expression] = None) -> "PaimonMergeBuilder":
-        """Inserts unmatched source rows as they are."""
+        """Inserts unmatched source rows as they are.
+
+        >>> builder.when_not_matched_insert_all(F.col("s.status") != "skip")
+        """
         self._writer.whenNotMatched(_optional(condition)).insertAll()
         return self
 
     def when_not_matched_by_source_update(self, set: Mapping[str, Expression],
                                           condition: Optional[Expression] = None) -> "PaimonMergeBuilder":
-        """Sets columns of target rows that no source row matches."""
+        """Sets columns of target rows that no source row matches.
+
+        >>> builder.when_not_matched_by_source_update({"status": "'stale'"})
+        """
         self._writer.whenNotMatchedBySource(_optional(condition)).update(_assignments(set))
         return self
 
     def when_not_matched_by_source_delete(self, condition: Optional[Expression] = None) -> "PaimonMergeBuilder":
-        """Deletes target rows that no source row matches."""
+        """Deletes target rows that no source row matches.
+
+        >>> builder.when_not_matched_by_source_delete("orders.status = 'stale'")
+        """
         self._writer.whenNotMatchedBySource(_optional(condition)).delete()
         return self
 
     def execute(self) -> None:
-        """Runs the MERGE: one commit."""
+        """Runs the MERGE: one commit.
+
+        >>> t.merge(updates.alias("s"), "orders.id = s.id").when_not_matched_insert_all().execute()
+        """
         self._writer.merge()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 from pyspark.sql import SparkSession
 
@@ -15,7 +15,11 @@ _EXTENSIONS = "paimonspark.spark.extensions.PaimonSparkSessionExtensions"
 
 
 def engine_jar() -> str:
-    """The path of the engine jar shipped inside this package."""
+    """The path of the engine jar shipped inside this package.
+
+    >>> engine_jar()
+    '/.../site-packages/paimon_spark/jars/paimon-spark.jar'
+    """
     jar = Path(__file__).resolve().parent / "jars" / _JAR_NAME
     if not jar.is_file():
         raise errors.PaimonError(
@@ -28,6 +32,7 @@ def configure_spark_with_paimon(
     builder: SparkSession.Builder,
     warehouse: Optional[str] = None,
     catalog: str = "paimon",
+    extra_packages: Optional[List[str]] = None,
 ) -> SparkSession.Builder:
     """Return ``builder`` set up for Paimon tables.
 
@@ -35,7 +40,9 @@ def configure_spark_with_paimon(
     named ``catalog`` over ``warehouse`` (default: ``./warehouse``), replaces ``spark_catalog``
     so that ``CREATE TABLE t (...) USING paimon`` works beside ordinary Spark tables, and registers
     ``paimon_path``, whose table names are paths (``paimon_path.`/data/t$snapshots```).
-    Errors raised by the engine become :class:`paimon_spark.PaimonError` subclasses.
+    ``extra_packages`` are Maven coordinates (``group:artifact:version``) Spark resolves and adds
+    as ``spark.jars.packages``. Errors raised by the engine become :class:`paimon_spark.PaimonError`
+    subclasses.
 
     >>> spark = configure_spark_with_paimon(SparkSession.builder.master("local[2]")).getOrCreate()
     >>> spark.sql("CREATE TABLE paimon.default.t (id INT, name STRING)")
@@ -50,6 +57,8 @@ def configure_spark_with_paimon(
     extensions = [e for e in getattr(builder, "_options", {}).get("spark.sql.extensions", "").split(",") if e.strip()]
     if _EXTENSIONS not in extensions:
         extensions.append(_EXTENSIONS)
+    if extra_packages:
+        builder = builder.config("spark.jars.packages", ",".join(extra_packages))
     return (
         builder.config("spark.jars", jar)
         .config("spark.sql.extensions", ",".join(extensions))

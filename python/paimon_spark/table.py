@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructField, StructType
 
 from paimon_spark import _sql
-from paimon_spark.errors import UnsupportedFeatureError
+from paimon_spark.builder import PaimonTableBuilder
+from paimon_spark.errors import TableNotFoundError, UnsupportedFeatureError, install_exception_translation
 
 if TYPE_CHECKING:
     from paimon_spark.merge import PaimonMergeBuilder
 
 __all__ = ["PaimonTable"]
-
-_PATH_CATALOG = "paimon_path"
 
 
 class PaimonTable:
@@ -27,21 +26,64 @@ class PaimonTable:
     >>> t.history().select("snapshot_id", "commit_kind").show()
     """
 
+    PATH_CATALOG: ClassVar[str] = "paimon_path"
+    """The catalog :func:`configure_spark_with_paimon` registers whose table names are paths."""
+
     def __init__(self, spark: SparkSession, catalog: str, table: str) -> None:
         """Prefer :meth:`for_name` and :meth:`for_path`. ``table`` is ``db.table`` in ``catalog``, or
         a path when ``catalog`` is the path catalog."""
+        install_exception_translation()  # engine errors as PaimonError, over py4j and Spark Connect alike
         self._spark = spark
         self.catalog = catalog
         self.table = table
 
     @classmethod
+    def create(cls, spark: SparkSession) -> PaimonTableBuilder:
+        """A builder for a new table; ``execute()`` fails if the table exists.
+
+        >>> PaimonTable.create(spark).name("paimon.default.t").column("id", "INT").primary_key("id").execute()
+        """
+        return PaimonTableBuilder(spark, "create")
+
+    @classmethod
+    def create_if_not_exists(cls, spark: SparkSession) -> PaimonTableBuilder:
+        """A builder for a table created unless it exists (then it is left as it is).
+
+        >>> PaimonTable.create_if_not_exists(spark).name("t").column("id", "INT").execute()
+        """
+        return PaimonTableBuilder(spark, "create_if_not_exists")
+
+    @classmethod
+    def create_or_replace(cls, spark: SparkSession) -> PaimonTableBuilder:
+        """A builder for a table that replaces any table of that name: the old one, its data and
+        history are dropped first (not atomically).
+
+        >>> PaimonTable.create_or_replace(spark).name("t").column("id", "INT").execute()
+        """
+        return PaimonTableBuilder(spark, "create_or_replace")
+
+    @classmethod
     def for_name(cls, spark: SparkSession, name: str) -> "PaimonTable":
         """The table ``name`` names: ``catalog.db.table``, ``db.table`` or ``table`` in the current
-        catalog and database.
+        catalog and database; :class:`TableNotFoundError` when there is none.
 
         >>> PaimonTable.for_name(spark, "paimon.default.orders").latest_snapshot_id()
         3
         """
+        return cls._named(spark, name)._existing(name)
+
+    @classmethod
+    def for_path(cls, spark: SparkSession, path: str) -> "PaimonTable":
+        """The table stored at ``path`` (any Hadoop file system URI or a local path);
+        :class:`TableNotFoundError` when it holds none.
+
+        >>> PaimonTable.for_path(spark, "/data/warehouse/default.db/orders").to_df().count()
+        42
+        """
+        return cls(spark, cls.PATH_CATALOG, path)._existing(path)
+
+    @classmethod
+    def _named(cls, spark: SparkSession, name: str) -> "PaimonTable":
         parts = name.split(".")
         if len(parts) == 3:
             return cls(spark, parts[0], f"{parts[1]}.{parts[2]}")
@@ -51,14 +93,10 @@ class PaimonTable:
             return cls(spark, spark.catalog.currentCatalog(), f"{spark.catalog.currentDatabase()}.{name}")
         raise ValueError(f"'{name}' is not a table name: use catalog.db.table, db.table or table")
 
-    @classmethod
-    def for_path(cls, spark: SparkSession, path: str) -> "PaimonTable":
-        """The table stored at ``path`` (any Hadoop file system URI or a local path).
-
-        >>> PaimonTable.for_path(spark, "/data/warehouse/default.db/orders").to_df().count()
-        42
-        """
-        return cls(spark, _PATH_CATALOG, path)
+    def _existing(self, given: str) -> "PaimonTable":
+        if not self._spark.catalog.tableExists(self.name):
+            raise TableNotFoundError(f"there is no table {self.name}", value=given)
+        return self
 
     @classmethod
     def is_paimon_table(cls, spark: SparkSession, name_or_path: str) -> bool:
@@ -67,7 +105,7 @@ class PaimonTable:
         >>> PaimonTable.is_paimon_table(spark, "paimon.default.orders")
         True
         """
-        table = cls.for_path(spark, name_or_path) if "/" in name_or_path else cls.for_name(spark, name_or_path)
+        table = cls(spark, cls.PATH_CATALOG, name_or_path) if "/" in name_or_path else cls._named(spark, name_or_path)
         try:
             # Only a Paimon table has the options system table.
             spark.sql(f"SELECT * FROM {table._ident('$options')} LIMIT 0").collect()
@@ -77,16 +115,19 @@ class PaimonTable:
 
     @property
     def name(self) -> str:
-        """The table's name as Spark SQL takes it (a quoted path for a table opened by path)."""
+        """The table's name as Spark SQL takes it (a quoted path for a table opened by path).
+
+        >>> spark.sql(f"SELECT count(*) FROM {t.name}")
+        """
         return self._ident()
 
     def _ident(self, suffix: str = "") -> str:
-        if self.catalog == _PATH_CATALOG:
-            return f"{_PATH_CATALOG}.{_sql.identifier(self.table + suffix)}"
+        if self.catalog == self.PATH_CATALOG:
+            return f"{self.PATH_CATALOG}.{_sql.identifier(self.table + suffix)}"
         database, table = self.table.split(".", 1)
         return ".".join(_sql.identifier(p) for p in (self.catalog, database, table + suffix))
 
-    def _call(self, procedure: str, **args: object) -> List[tuple]:
+    def _call(self, procedure: str, **args: object) -> List[Tuple[Any, ...]]:
         given = [f"table => {_sql.string(self.table)}"] + [
             f"{k} => {_sql.string(v) if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else v}"
             for k, v in args.items() if v is not None]
@@ -158,6 +199,22 @@ class PaimonTable:
             option = ("incremental-between", f"{start_version or 0},{end_id}")
         return self._spark.read.option(*option).table(self._ident("$audit_log"))
 
+    def stream_changes(self, start_version: Optional[int] = None, **options: object) -> DataFrame:
+        """A streaming DataFrame of the table's changes, led by a ``rowkind`` column as
+        :meth:`changes`: from snapshot ``start_version`` on (that snapshot's changes included), or as
+        ``scan.mode`` and the other read options in ``options`` say (default: the current state,
+        then every commit after it).
+
+        >>> (t.stream_changes(start_version=2, **{"read.stream.maxFilesPerTrigger": 1})
+        ...   .writeStream.option("checkpointLocation", "/tmp/cp").toTable("paimon.default.audit"))
+        """
+        reader = self._spark.readStream
+        if start_version is not None:
+            reader = reader.option("scan.snapshot-id", str(int(start_version)))
+        for key, value in options.items():
+            reader = reader.option(key, str(value).lower() if isinstance(value, bool) else str(value))
+        return reader.table(self._ident("$audit_log"))
+
     def history(self, limit: Optional[int] = None) -> DataFrame:
         """The table's snapshots (the ``$snapshots`` columns), newest first.
 
@@ -168,44 +225,79 @@ class PaimonTable:
                                + (f" LIMIT {int(limit)}" if limit is not None else ""))
 
     def latest_snapshot_id(self) -> Optional[int]:
-        """The id of the latest snapshot, or None for a table never written."""
+        """The id of the latest snapshot, or None for a table never written.
+
+        >>> t.latest_snapshot_id()
+        3
+        """
         row = self._spark.sql(f"SELECT max(snapshot_id) FROM {self._ident('$snapshots')}").first()
         return None if row is None or row[0] is None else int(row[0])
 
     def tags(self) -> DataFrame:
-        """The table's tags (``$tags``)."""
+        """The table's tags (``$tags``).
+
+        >>> t.tags().select("tag_name", "snapshot_id").show()
+        """
         return self._spark.table(self._ident("$tags"))
 
     def branches(self) -> DataFrame:
-        """The table's branches (``$branches``)."""
+        """The table's branches (``$branches``).
+
+        >>> t.branches().select("branch_name").show()
+        """
         return self._spark.table(self._ident("$branches"))
 
     def files(self) -> DataFrame:
-        """The live data files of the latest snapshot (``$files``)."""
+        """The live data files of the latest snapshot (``$files``).
+
+        >>> t.files().select("partition", "bucket", "file_path", "record_count").show()
+        """
         return self._spark.table(self._ident("$files"))
 
     def partitions(self) -> DataFrame:
-        """One row per partition with its record count, size and file count (``$partitions``)."""
+        """One row per partition with its record count, size and file count (``$partitions``).
+
+        >>> t.partitions().orderBy("partition").show()
+        """
         return self._spark.table(self._ident("$partitions"))
 
     def schema(self) -> StructType:
-        """The table's current columns as a Spark schema."""
+        """The table's current columns as a Spark schema.
+
+        >>> t.schema().fieldNames()
+        ['id', 'status', 'day']
+        """
         return self.to_df().schema
 
     def schemas(self) -> DataFrame:
-        """Every schema version of the table (``$schemas``)."""
+        """Every schema version of the table (``$schemas``).
+
+        >>> t.schemas().select("schema_id", "fields").show(truncate=False)
+        """
         return self._spark.table(self._ident("$schemas"))
 
     def options(self) -> Dict[str, str]:
-        """The table's options."""
+        """The table's options.
+
+        >>> t.options()["bucket"]
+        '4'
+        """
         return {r[0]: r[1] for r in self._spark.table(self._ident("$options")).collect()}
 
     def primary_keys(self) -> List[str]:
-        """The primary-key columns; empty for an append table."""
+        """The primary-key columns; empty for an append table.
+
+        >>> t.primary_keys()
+        ['id', 'day']
+        """
         return self._latest_schema_list("primary_keys")
 
     def partition_keys(self) -> List[str]:
-        """The partition columns; empty for an unpartitioned table."""
+        """The partition columns; empty for an unpartitioned table.
+
+        >>> t.partition_keys()
+        ['day']
+        """
         return self._latest_schema_list("partition_keys")
 
     def _latest_schema_list(self, column: str) -> List[str]:
@@ -215,11 +307,17 @@ class PaimonTable:
     # Writing
 
     def append(self, df: DataFrame) -> None:
-        """Appends ``df``'s rows (upserts them, on a primary-key table), by column name."""
+        """Appends ``df``'s rows (upserts them, on a primary-key table), by column name.
+
+        >>> t.append(spark.createDataFrame([(7, "new", "2026-11-24")], "id INT, status STRING, day STRING"))
+        """
         df.writeTo(self._ident()).append()
 
     def overwrite(self, df: DataFrame, partition: Optional[Mapping[str, object]] = None) -> None:
-        """Replaces the whole table, or only the partition ``{column: value}``, with ``df``'s rows."""
+        """Replaces the whole table, or only the partition ``{column: value}``, with ``df``'s rows.
+
+        >>> t.overwrite(fixed_rows, partition={"day": "2026-11-24"})
+        """
         from pyspark.sql.functions import col, lit
 
         condition = lit(True)
@@ -255,7 +353,10 @@ class PaimonTable:
 
     def merge(self, source: DataFrame, condition: _sql.Condition) -> "PaimonMergeBuilder":
         """A ``MERGE INTO`` this table from ``source`` on ``condition``; add clauses, then
-        ``execute()``. See :class:`paimon_spark.merge.PaimonMergeBuilder`."""
+        ``execute()``. See :class:`paimon_spark.merge.PaimonMergeBuilder`.
+
+        >>> t.merge(updates.alias("s"), "orders.id = s.id").when_matched_update_all().execute()
+        """
         from paimon_spark.merge import PaimonMergeBuilder
 
         return PaimonMergeBuilder(self, source, condition)
@@ -270,6 +371,9 @@ class PaimonTable:
         each partition are rewritten once there are ``compaction.min.file-num`` of them, whatever
         ``full`` says (as in Paimon). ``partitions`` limits the work to partitions given as
         ``{column: value}`` mappings.
+
+        >>> t.compact(partitions=[{"day": "2026-11-24"}])
+        True
         """
         spec = ";".join(",".join(f"{k}={v}" for k, v in p.items()) for p in partitions) if partitions else None
         rows = self._call("compact", compact_strategy="full" if full else "minor", partitions=spec)
@@ -293,7 +397,10 @@ class PaimonTable:
         self._call("create_tag", tag=name, snapshot=version, time_retained=time_retained)
 
     def delete_tag(self, name: str) -> None:
-        """Deletes a tag; its snapshot's files go when nothing else holds them."""
+        """Deletes a tag; its snapshot's files go when nothing else holds them.
+
+        >>> t.delete_tag("release-1")
+        """
         self._call("delete_tag", tag=name)
 
     def rollback_to(self, version: Optional[int] = None, tag: Optional[str] = None,
@@ -311,12 +418,20 @@ class PaimonTable:
             self._call("rollback", snapshot=version, tag=tag)
 
     def create_branch(self, name: str, tag: Optional[str] = None) -> None:
-        """Creates a branch, empty or from a tag; read it as ``t$branch_<name>``."""
+        """Creates a branch, empty or from a tag; read it as ``t$branch_<name>``.
+
+        >>> t.create_branch("experiment", tag="release-1")
+        >>> spark.table("paimon.default.`orders$branch_experiment`").count()
+        """
         self._call("create_branch", branch=name, tag=tag)
 
     def remove_orphan_files(self, older_than: Optional[_sql.Timestamp] = None, dry_run: bool = False) -> int:
         """Deletes files no snapshot, tag or branch uses that are older than ``older_than`` (default:
-        a day); returns how many (that would be) deleted."""
+        a day); returns how many (that would be) deleted.
+
+        >>> t.remove_orphan_files(older_than=datetime.now() - timedelta(days=1), dry_run=True)
+        0
+        """
         rows = self._call("remove_orphan_files", dry_run=dry_run,
                           older_than=_sql.timestamp(older_than) if older_than is not None else None)
         return int(rows[0][0])
@@ -330,11 +445,17 @@ class PaimonTable:
         self._spark.sql(f"ALTER TABLE {self._ident()} ADD COLUMNS ({', '.join(ddl)})")
 
     def rename_column(self, old: str, new: str) -> None:
-        """Renames a column (``a.b`` for a nested one); its data stays."""
+        """Renames a column (``a.b`` for a nested one); its data stays.
+
+        >>> t.rename_column("status", "state")
+        """
         self._spark.sql(f"ALTER TABLE {self._ident()} RENAME COLUMN {old} TO {_sql.identifier(new)}")
 
     def drop_column(self, name: str) -> None:
-        """Drops a column (``a.b`` for a nested one); old snapshots still read it."""
+        """Drops a column (``a.b`` for a nested one); old snapshots still read it.
+
+        >>> t.drop_column("note")
+        """
         self._spark.sql(f"ALTER TABLE {self._ident()} DROP COLUMN {name}")
 
     def set_options(self, **options: object) -> None:
@@ -346,5 +467,8 @@ class PaimonTable:
         self._spark.sql(f"ALTER TABLE {self._ident()} SET TBLPROPERTIES ({pairs})")
 
     def unset_options(self, *keys: str) -> None:
-        """Removes table options, so their defaults apply again."""
+        """Removes table options, so their defaults apply again.
+
+        >>> t.unset_options("snapshot.num-retained.max")
+        """
         self._spark.sql(f"ALTER TABLE {self._ident()} UNSET TBLPROPERTIES ({', '.join(map(_sql.string, keys))})")

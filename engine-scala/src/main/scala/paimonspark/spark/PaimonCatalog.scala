@@ -41,7 +41,7 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
 
   private def database(namespace: Array[String]): String = namespace match {
     case Array(db) => db
-    case other => throw new InvalidIdentifierException(
+    case other => throw new InvalidIdentifierException(other.mkString("."),
       s"catalog $catalogName has one level of databases; '${other.mkString(".")}' is not a database name")
   }
 
@@ -113,7 +113,7 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
     val ident = if (parts.length == 1) Identifier.of(defaultNamespace(), parts.head) else Identifier.of(parts.init, parts.last)
     loadTable(ident) match {
       case t: SparkTable => t.store
-      case _ => throw new InvalidIdentifierException(s"'$name' is a system table; procedures take a table or a branch")
+      case _ => throw new InvalidIdentifierException(name, s"'$name' is a system table; procedures take a table or a branch")
     }
   }
 

@@ -7,7 +7,7 @@ import org.apache.spark.sql.connector.expressions.{Expressions, NamedReference}
 import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import paimonspark.VersionNotFoundException
+import paimonspark.SnapshotNotFoundException
 import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder}
 import paimonspark.table.{ChangeRange, ChangeScanMode, CommitChanges, FileStoreTable, StreamPlanner}
 
@@ -71,7 +71,7 @@ object PaimonChangelog {
         val end = if (v.endingVersion().isPresent) id(v.endingVersion().get()) - (if (v.endingBoundInclusive()) 0 else 1)
           else latest
         if (start > latest) {
-          throw new VersionNotFoundException(s"table ${table.name}: there are no changes after snapshot $start; the " +
+          throw new SnapshotNotFoundException(snapshot = start.toString, message = s"table ${table.name}: there are no changes after snapshot $start; the " +
             s"latest snapshot is $latest")
         }
         ChangeRange.checked(table, start, end, s"from version ${v.startingVersion()} to " +

@@ -60,7 +60,7 @@ class PaimonPathCatalog extends TableLoading with PaimonFunctions with PaimonPro
 
   override protected def procedureTable(name: String): FileStoreTable = loadTable(Identifier.of(Array.empty, name)) match {
     case t: SparkTable => t.store
-    case _ => throw new InvalidIdentifierException(s"'$name' is a system table; procedures take a table or a branch")
+    case _ => throw new InvalidIdentifierException(name, s"'$name' is a system table; procedures take a table or a branch")
   }
 
   override protected def open(ident: Identifier, travel: Option[paimonspark.table.TimeTravel],

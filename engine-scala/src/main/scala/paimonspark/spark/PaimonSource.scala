@@ -79,7 +79,7 @@ class PaimonSource extends TableProvider with CreatableRelationProvider with Dat
     }
     (mode, exists) match {
       case (SaveMode.ErrorIfExists, true) =>
-        throw new CommitConflictException(s"$path already holds a Paimon table; use mode append or overwrite")
+        throw new CommitConflictException(path.toString, s"$path already holds a Paimon table; use mode append or overwrite")
       case (SaveMode.Ignore, true) => ()
       case (SaveMode.Append, true) => data.writeTo(target).options(writeOptions).append()
       case (SaveMode.Overwrite, true) => data.writeTo(target).options(writeOptions).overwrite(lit(true))

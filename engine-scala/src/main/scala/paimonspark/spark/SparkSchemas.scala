@@ -18,7 +18,9 @@ object SparkSchemas {
 
   def create(table: String, columns: Seq[Column], partitions: Seq[Transform], properties: Map[String, String]): TableSchema = {
     properties.get("provider").filterNot(_.equalsIgnoreCase("paimon")).foreach { p =>
-      throw new UnsupportedFeatureException(s"table $table: a Paimon catalog only creates Paimon tables, not USING $p")
+      throw new UnsupportedFeatureException(s"table $table: a Paimon catalog only creates Paimon tables, not USING $p " +
+        "(a DataFrame or stream writer that creates the table uses spark.sql.sources.default unless given " +
+        ".format(\"paimon\"))", "provider")
     }
     if (properties.contains("location")) {
       throw new UnsupportedFeatureException(s"table $table: LOCATION is not supported; catalog tables live in the warehouse")

@@ -33,7 +33,7 @@ trait TableLoading extends TableCatalog {
       case t: SparkTable if t.store.pinned.isEmpty =>
         new PaimonChangelog(t.store, PaimonChangelog.range(t.store, context.range()),
           PaimonChangelog.streamStart(context.range()), t.name())
-      case other => throw new paimonspark.InvalidIdentifierException(s"${other.name()}: changes are read from a " +
+      case other => throw new paimonspark.InvalidIdentifierException(other.name(), s"${other.name()}: changes are read from a " +
         "table or a branch, not from a system table or a point in history")
     }
 

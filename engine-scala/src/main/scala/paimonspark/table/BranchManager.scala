@@ -1,6 +1,6 @@
 package paimonspark.table
 
-import paimonspark.{InvalidOptionException, VersionAlreadyExistsException, VersionNotFoundException}
+import paimonspark.{InvalidOptionException, BranchNotFoundException, VersionAlreadyExistsException}
 import paimonspark.format.TablePaths
 import paimonspark.fs.FileIO
 
@@ -24,9 +24,9 @@ final class BranchManager(io: FileIO, paths: TablePaths) extends Serializable {
   def createdMillis(name: String): Long = io.fileSystem(paths.branchRoot(name)).getFileStatus(paths.branchRoot(name))
     .getModificationTime
 
-  def notFound(name: String): VersionNotFoundException = {
+  def notFound(name: String): BranchNotFoundException = {
     val names = list()
-    new VersionNotFoundException(s"table ${paths.root}: branch '$name' does not exist; " +
+    new BranchNotFoundException(branch = name, message = s"table ${paths.root}: branch '$name' does not exist; " +
       (if (names.isEmpty) "the table has no branches besides main" else s"its branches are main, ${names.mkString(", ")}"))
   }
 
@@ -38,7 +38,7 @@ final class BranchManager(io: FileIO, paths: TablePaths) extends Serializable {
    */
   def create(name: String, fromTag: Option[String]): Unit = {
     BranchManager.checkName(name)
-    if (exists(name)) throw new VersionAlreadyExistsException(s"table ${paths.root}: branch '$name' already exists")
+    if (exists(name)) throw new VersionAlreadyExistsException(name, s"table ${paths.root}: branch '$name' already exists")
     val branch = paths.forBranch(name)
     val mainSchemas = new SchemaManager(io, main)
     val schemaIds = fromTag match {

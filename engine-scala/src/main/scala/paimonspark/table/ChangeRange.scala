@@ -2,7 +2,7 @@ package paimonspark.table
 
 import java.time.{Instant, ZoneId}
 
-import paimonspark.{InvalidOptionException, VersionNotFoundException}
+import paimonspark.{InvalidOptionException, SnapshotNotFoundException}
 import paimonspark.format.{CommitKind, Snapshot}
 
 /**
@@ -62,8 +62,9 @@ object ChangeRange {
   /** The states at a range's two ends; before the first snapshot the table is empty. */
   private def diff(table: FileStoreTable, range: ChangeRange): ChangeRead.Diff = {
     val snapshots = table.snapshotManager
-    def state(id: Long) = if (id <= 0) None else Some(snapshots.readIfExists(id).getOrElse(throw new VersionNotFoundException(
-      s"table ${table.name}: snapshot $id, the start of the diff, has expired; the earliest retained snapshot is " +
+    def state(id: Long) = if (id <= 0) None else Some(snapshots.readIfExists(id).getOrElse(
+      throw new SnapshotNotFoundException(snapshot = id.toString, message = s"table ${table.name}: snapshot $id, " +
+        s"the start of the diff, has expired; the earliest retained snapshot is " +
         s"${snapshots.earliestId().getOrElse("none")}")))
     if (range.startExclusive == range.endInclusive) ChangeRead.Diff(None, None)
     else ChangeRead.Diff(state(range.startExclusive), state(range.endInclusive))
@@ -122,8 +123,9 @@ object ChangeRange {
     }
     val inRange = for (e <- earliest; l <- latest) yield start >= e - 1 && end <= l
     if (start < end && !inRange.getOrElse(false)) {
-      throw new VersionNotFoundException(s"table ${table.name}: the range of changes $what (after snapshot $start, up " +
-        s"to $end) is not in the retained history: $available")
+      val outside = if (earliest.exists(e => start < e - 1)) start else end
+      throw new SnapshotNotFoundException(snapshot = outside.toString, message = s"table ${table.name}: the range " +
+        s"of changes $what (after snapshot $start, up to $end) is not in the retained history: $available")
     }
     ChangeRange(start, end)
   }
@@ -169,7 +171,7 @@ object CommitChanges {
   def plan(table: FileStoreTable, range: ChangeRange, mode: String, filter: Option[Predicate]): Seq[CommitChanges] = {
     val planner = table.newScan()
     range.ids.flatMap { id =>
-      val s = table.commitChanges(id).getOrElse(throw new VersionNotFoundException(
+      val s = table.commitChanges(id).getOrElse(throw new SnapshotNotFoundException(snapshot = id.toString, message =
         s"table ${table.name}: snapshot $id of the range of changes expired while it was read; the earliest retained " +
           s"snapshot is ${table.earliestChangesId.getOrElse("none")}"))
       list(s, mode).map(l => CommitChanges(s, planner.planAdded(l, filter)))

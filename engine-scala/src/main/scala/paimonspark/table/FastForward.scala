@@ -1,6 +1,6 @@
 package paimonspark.table
 
-import paimonspark.{InvalidOptionException, VersionNotFoundException}
+import paimonspark.{BranchNotFoundException, InvalidOptionException}
 import paimonspark.format.TablePaths
 
 /**
@@ -20,7 +20,7 @@ object FastForward {
     val branch = main.branch(branchName)
     val branchSnapshots = branch.snapshotManager
     val first = branchSnapshots.earliestId().flatMap(branchSnapshots.readIfExists).getOrElse(
-      throw new VersionNotFoundException(s"fast_forward: branch '$branchName' of ${main.location} has no snapshot yet"))
+      throw new BranchNotFoundException(branch = branchName, message = s"fast_forward: branch '$branchName' of ${main.location} has no snapshot yet"))
     val io = main.io
     val (mainPaths, branchPaths) = (main.paths, branch.paths)
     val mainSnapshots = main.snapshotManager

@@ -93,7 +93,7 @@ object FileStoreTable {
   def load(io: FileIO, location: Path): FileStoreTable = {
     val paths = new TablePaths(location)
     val schema = new SchemaManager(io, paths).latest().getOrElse(
-      throw new TableNotFoundException(s"$location is not a Paimon table: it has no schema/schema-N file"))
+      throw new TableNotFoundException(location.toString, s"$location is not a Paimon table: it has no schema/schema-N file"))
     new FileStoreTable(io, paths, schema)
   }
 

@@ -43,17 +43,17 @@ final class FileSystemCatalog(val io: FileIO, val warehouse: Path) {
 
   def loadTable(db: String, table: String): FileStoreTable = {
     val path = tablePath(db, table)
-    if (!FileStoreTable.exists(io, path)) throw new TableNotFoundException(s"table $db.$table does not exist")
+    if (!FileStoreTable.exists(io, path)) throw new TableNotFoundException(s"$db.$table", s"table $db.$table does not exist")
     FileStoreTable.load(io, path)
   }
 
   /** Creates a table by publishing its schema 0; fails if another writer created it first. */
   def createTable(db: String, table: String, schema: TableSchema): FileStoreTable = {
-    if (!databaseExists(db)) throw new TableNotFoundException(s"database $db does not exist")
+    if (!databaseExists(db)) throw new TableNotFoundException(db, s"database $db does not exist")
     val path = tablePath(db, table)
     val manager = new SchemaManager(io, new TablePaths(path))
     if (manager.listIds().nonEmpty || !manager.publish(schema)) {
-      throw new CommitConflictException(s"table $db.$table already exists")
+      throw new CommitConflictException(s"$db.$table", s"table $db.$table already exists")
     }
     new FileStoreTable(io, new TablePaths(path), schema)
   }
@@ -71,7 +71,7 @@ object FileSystemCatalog {
     val bad = name.isEmpty || name.startsWith(".") || name.exists(c => Forbidden.contains(c) || c < 0x20 || c == 0x7f) ||
       name.trim != name
     if (bad) {
-      throw new InvalidIdentifierException(s"invalid $kind name '$name': names may not be empty, start with '.', " +
+      throw new InvalidIdentifierException(name, s"invalid $kind name '$name': names may not be empty, start with '.', " +
         "have surrounding spaces, or contain / \\ : * ? \" < > | $ or control characters")
     }
     name

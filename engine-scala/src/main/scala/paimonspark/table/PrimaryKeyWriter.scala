@@ -81,7 +81,8 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
   def write(row: InternalRow, kind: Byte): Unit = {
     keyOrdinals.foreach { i =>
       if (row.isNullAt(i)) {
-        throw new InvalidDataException(s"table $name: primary-key column '${schema.fields(i).name}' is null in a written row")
+        val column = schema.fields(i).name
+        throw new InvalidDataException(s"table $name: primary-key column '$column' is null in a written row", column)
       }
     }
     val kv = toBuffer(row)
@@ -117,7 +118,8 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
     case Some(i) =>
       val text = if (row.isNullAt(i)) null else row.getUTF8String(i).toString
       Option(text).flatMap(KeyValue.kindOf).getOrElse(throw new InvalidDataException(
-        s"table $name: rowkind.field '${schema.fields(i).name}' holds '$text'; it must be +I, -U, +U or -D"))
+        s"table $name: rowkind.field '${schema.fields(i).name}' holds '$text'; it must be +I, -U, +U or -D",
+        schema.fields(i).name))
   }
 
   /**

@@ -75,11 +75,11 @@ object SchemaChanges {
       if (table.schemaManager.publish(next)) return new FileStoreTable(table.io, table.paths, next)
       attempt += 1
     }
-    throw new CommitConflictException(s"table $name: schema changed concurrently 10 times; ALTER TABLE gave up")
+    throw new CommitConflictException(name, s"table $name: schema changed concurrently 10 times; ALTER TABLE gave up")
   }
 
   private def immutable(table: String, key: String): Nothing =
-    throw new UnsupportedFeatureException(s"table $table: option '$key' cannot be changed after the table is created")
+    throw new UnsupportedFeatureException(feature = key, message = s"table $table: option '$key' cannot be changed after the table is created")
 
   private def applied(name: String, current: TableSchema, changes: Seq[SchemaChange]): TableSchema = {
     val columns = new ColumnChanges(name, current)

@@ -17,7 +17,7 @@ final class SchemaManager(io: FileIO, paths: TablePaths) extends Serializable {
   def latest(): Option[TableSchema] = listIds().lastOption.map(read)
 
   def latestOrFail(): TableSchema =
-    latest().getOrElse(throw new TableNotFoundException(s"${paths.root} is not a Paimon table (no schema/schema-N file)"))
+    latest().getOrElse(throw new TableNotFoundException(paths.root.toString, s"${paths.root} is not a Paimon table (no schema/schema-N file)"))
 
   def read(id: Long): TableSchema =
     MetadataFile.read(io, paths.schemaFile(id))(bytes => SchemaJson.read(new String(bytes, UTF_8)))

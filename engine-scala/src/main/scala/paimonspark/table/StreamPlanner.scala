@@ -3,7 +3,7 @@ package paimonspark.table
 import java.nio.ByteBuffer
 import java.time.Instant
 
-import paimonspark.{InvalidOptionException, SchemaMismatchException, VersionNotFoundException}
+import paimonspark.{InvalidOptionException, SchemaMismatchException, SnapshotNotFoundException}
 import paimonspark.format.{CommitKind, DataFileMeta, FileKind, Snapshot}
 
 /**
@@ -122,7 +122,7 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
           case _ => None
         }
         problem.foreach { p =>
-          throw new SchemaMismatchException(s"table ${table.name}: snapshot ${s.id}, written with schema ${s.schemaId}, " +
+          throw new SchemaMismatchException(f.name, s"table ${table.name}: snapshot ${s.id}, written with schema ${s.schemaId}, " +
             s"$p; this stream reads column '${f.name}' as schema ${table.schema.id} defines it. Start a new query " +
             "(another checkpoint) to read the table as it is now")
         }
@@ -135,8 +135,8 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
   private def ordered(splits: Seq[DataSplit]): Seq[DataSplit] =
     splits.sortBy(s => (s.bucket, java.util.Base64.getEncoder.encodeToString(s.partitionBytes)))
 
-  private def expired(id: Long): VersionNotFoundException =
-    new VersionNotFoundException(s"table ${table.name}: snapshot $id, the next one this stream reads, has expired " +
+  private def expired(id: Long): SnapshotNotFoundException =
+    new SnapshotNotFoundException(snapshot = id.toString, message = s"table ${table.name}: snapshot $id, the next one this stream reads, has expired " +
       s"(the earliest retained snapshot is ${table.earliestChangesId.getOrElse("none")}); keep snapshots longer " +
       "(snapshot.time-retained, snapshot.num-retained.min), or their changes (changelog.time-retained, " +
       "changelog.num-retained.min), or give the stream a consumer-id, which keeps what it has not read")
@@ -173,7 +173,7 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
           case None => snapshots.earliestId().filter(id => snapshots.read(id).timeMillis >= millis)
             .map(StreamPosition(_, full = false, 0)).getOrElse(
               if (latest.isEmpty) StreamPosition(1, full = false, 0)
-              else throw new VersionNotFoundException(s"table ${table.name}: no retained snapshot tells what " +
+              else throw new SnapshotNotFoundException(snapshot = Instant.ofEpochMilli(millis).toString, message = s"table ${table.name}: no retained snapshot tells what " +
                 s"changed after ${Instant.ofEpochMilli(millis)}; the earliest retained is newer than that"))
         }
       case StreamPlanner.CompactedFull =>

@@ -125,7 +125,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
     val bySlot = current.map(e => slot(e) -> e.fileName).toMap
     changes.foreach { c =>
       if (bySlot.get(slot(c.entry)) != c.replaces) {
-        throw new CommitConflictException(s"Commit to table ${table.location} conflicts with a concurrent commit: the " +
+        throw new CommitConflictException(table.name, s"Commit to table ${table.location} conflicts with a concurrent commit: the " +
           s"HASH index of bucket ${c.entry.bucket} changed while this write ran (dynamic-bucket tables take one writer " +
           "at a time); nothing was committed")
       }
@@ -135,7 +135,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
   }
 
   private def deletionConflict(gone: Set[FileIdentifier]): CommitConflictException =
-    new CommitConflictException(s"Commit to table ${table.location} conflicts with a concurrent commit: " +
+    new CommitConflictException(table.name, s"Commit to table ${table.location} conflicts with a concurrent commit: " +
       s"${gone.size} file(s) this commit replaces were already removed (e.g. ${gone.head.fileName}); " +
       "nothing was committed")
 
@@ -145,7 +145,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       table.schema.field(k).dataType))
     entries.filter(_.file.level > 0).groupBy(e => (e.partitionKey, e.bucket, e.file.level)).foreach {
       case ((_, bucket, level), es) => ranges.firstOverlap(es.map(_.file)).foreach { case (a, b) =>
-        throw new CommitConflictException(s"Commit to table ${table.location} conflicts with a concurrent commit: " +
+        throw new CommitConflictException(table.name, s"Commit to table ${table.location} conflicts with a concurrent commit: " +
           s"files ${a.fileName} and ${b.fileName} of bucket $bucket, level $level would overlap in key range; " +
           "nothing was committed")
       }
@@ -217,7 +217,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       written.discard()
       attempt += 1
       if (attempt > maxRetries) {
-        throw new CommitConflictException(s"Commit to table ${table.location} lost the race for a new snapshot " +
+        throw new CommitConflictException(table.name, s"Commit to table ${table.location} lost the race for a new snapshot " +
           s"$attempt times (commit.max-retries=$maxRetries); nothing was committed")
       }
       Thread.sleep(math.min(1000L, 10L << math.min(attempt, 6)) + scala.util.Random.nextInt(50))

@@ -182,7 +182,7 @@ object TableOptions {
     Bucket -> { (k, v) =>
       int(Int.MinValue, Int.MaxValue)(k, v)
       val n = v.trim.toInt
-      if (n == -2) throw new UnsupportedFeatureException(s"table option '$k'=-2 (postpone bucket) is not supported yet")
+      if (n == -2) throw new UnsupportedFeatureException(s"table option '$k'=-2 (postpone bucket) is not supported yet", k)
       if (n == 0 || n < -2) throw new InvalidOptionException(k, s"table option '$k' must be -1 (dynamic) or positive, not $v")
     },
     BucketKey -> anything,
@@ -236,7 +236,7 @@ object TableOptions {
     FileFormat -> { (k, v) =>
       oneOf(Set("parquet", "orc", "avro", "csv", "json", "lance", "blob"))(k, v)
       if (v.trim.toLowerCase != "parquet") {
-        throw new UnsupportedFeatureException(s"table option '$k'=$v is not supported yet: only parquet is")
+        throw new UnsupportedFeatureException(s"table option '$k'=$v is not supported yet: only parquet is", k)
       }
     },
     FileCompression -> oneOf(ParquetDataFile.SupportedCodecs),
@@ -251,7 +251,7 @@ object TableOptions {
     PartitionLegacyName -> { (k, v) =>
       boolean(k, v)
       if (v.trim.toLowerCase != "true") {
-        throw new UnsupportedFeatureException(s"table option '$k'=false is not supported yet")
+        throw new UnsupportedFeatureException(s"table option '$k'=false is not supported yet", k)
       }
     },
     StatsModeKey -> { (k, v) =>
@@ -271,7 +271,7 @@ object TableOptions {
     TagAutomaticCreation -> { (k, v) =>
       oneOf(Set("none", "process-time", "watermark", "batch"))(k, v)
       if (v.trim.toLowerCase == "batch") {
-        throw new UnsupportedFeatureException(s"table option '$k'=batch is not supported yet: use process-time or watermark")
+        throw new UnsupportedFeatureException(s"table option '$k'=batch is not supported yet: use process-time or watermark", k)
       }
     },
     TagCreationPeriod -> oneOf(Set("daily", "hourly", "two-hours")),
@@ -316,7 +316,7 @@ object TableOptions {
         case Some(check) => check(key, value)
         case None if ColumnOption.matches(key) => ()
         case None if knownUnsupported.contains(key) || knownUnsupportedPrefixes.exists(key.startsWith) =>
-          throw new UnsupportedFeatureException(s"table option '$key' is a Paimon option that paimon-spark does not support yet")
+          throw new UnsupportedFeatureException(s"table option '$key' is a Paimon option that paimon-spark does not support yet", key)
         case None =>
           throw new InvalidOptionException(key, s"unknown table option '$key'")
       }

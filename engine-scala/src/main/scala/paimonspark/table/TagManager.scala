@@ -3,7 +3,7 @@ package paimonspark.table
 import java.nio.charset.StandardCharsets.UTF_8
 import java.time.{Duration, LocalDateTime}
 
-import paimonspark.{InvalidOptionException, VersionAlreadyExistsException, VersionNotFoundException}
+import paimonspark.{InvalidOptionException, TagNotFoundException, VersionAlreadyExistsException}
 import paimonspark.format.{Snapshot, Tag, TagJson, TablePaths}
 import paimonspark.fs.FileIO
 
@@ -32,9 +32,9 @@ final class TagManager(io: FileIO, paths: TablePaths) extends Serializable {
     try Some(MetadataFile.read(io, paths.tagFile(name))(b => TagJson.read(new String(b, UTF_8))))
     catch { case _: java.io.FileNotFoundException => None }
 
-  def notFound(name: String): VersionNotFoundException = {
+  def notFound(name: String): TagNotFoundException = {
     val names = list().map(_._1)
-    new VersionNotFoundException(s"table ${paths.root}: tag '$name' does not exist; " +
+    new TagNotFoundException(tag = name, message = s"table ${paths.root}: tag '$name' does not exist; " +
       (if (names.isEmpty) "the table has no tags" else s"its tags are ${names.mkString(", ")}"))
   }
 
@@ -44,7 +44,7 @@ final class TagManager(io: FileIO, paths: TablePaths) extends Serializable {
     val tag = Tag(snapshot, timeRetained.map(_ => LocalDateTime.now()), timeRetained)
     io.mkdirs(paths.tagDir)
     if (!io.publish(paths.tagFile(name), TagJson.write(tag).getBytes(UTF_8))) {
-      throw new VersionAlreadyExistsException(s"table ${paths.root}: tag '$name' already exists")
+      throw new VersionAlreadyExistsException(name, s"table ${paths.root}: tag '$name' already exists")
     }
     tag
   }
@@ -67,7 +67,7 @@ final class TagManager(io: FileIO, paths: TablePaths) extends Serializable {
     val tag = read(from)
     io.mkdirs(paths.tagDir)
     if (!io.publish(paths.tagFile(to), TagJson.write(tag).getBytes(UTF_8))) {
-      throw new VersionAlreadyExistsException(s"table ${paths.root}: tag '$to' already exists")
+      throw new VersionAlreadyExistsException(to, s"table ${paths.root}: tag '$to' already exists")
     }
     delete(from)
   }

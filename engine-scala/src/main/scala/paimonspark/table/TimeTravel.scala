@@ -5,7 +5,7 @@ import java.time.format.DateTimeFormatter
 
 import scala.util.Try
 
-import paimonspark.{InvalidOptionException, VersionNotFoundException}
+import paimonspark.{InvalidOptionException, SnapshotNotFoundException}
 import paimonspark.format.Snapshot
 
 /** A point of a table's history to read, as Paimon's `scan.*` options and SQL's `AS OF` name one. */
@@ -67,13 +67,13 @@ object TimeTravel {
   private def parseLocal(t: String, f: DateTimeFormatter): LocalDateTime =
     if (t.length == 10) java.time.LocalDate.parse(t, f).atStartOfDay() else LocalDateTime.parse(t, f)
 
-  /** The snapshot a point names, or a [[VersionNotFoundException]] saying what the history holds. */
+  /** The snapshot a point names, or a [[paimonspark.VersionNotFoundException]] saying what the history holds. */
   def resolve(table: FileStoreTable, point: TimeTravel): Snapshot = {
     val snapshots = table.snapshotManager
     val tags = table.tagManager
     point match {
       case SnapshotId(id) => snapshots.readIfExists(id).orElse(tags.snapshotOf(id))
-        .getOrElse(throw missingSnapshot(table, s"snapshot $id"))
+        .getOrElse(throw missingSnapshot(table, id.toString, s"snapshot $id"))
       case TagName(name) => tags.read(name).snapshot
       case Version(v) => tags.readIfExists(v).map(_.snapshot).getOrElse(v.toLongOption match {
         case Some(id) => resolve(table, SnapshotId(id))
@@ -82,19 +82,19 @@ object TimeTravel {
       case AtMillis(ms) => snapshots.latestAtOrBefore(ms).getOrElse {
         val when = Instant.ofEpochMilli(ms)
         val first = snapshots.earliestId().flatMap(snapshots.readIfExists)
-        throw missingSnapshot(table, s"snapshot committed at or before $when" +
+        throw missingSnapshot(table, when.toString, s"snapshot committed at or before $when" +
           first.map(s => s" (the earliest retained, ${s.id}, was committed at ${Instant.ofEpochMilli(s.timeMillis)})").getOrElse(""))
       }
     }
   }
 
-  private def missingSnapshot(table: FileStoreTable, what: String): VersionNotFoundException = {
+  private def missingSnapshot(table: FileStoreTable, point: String, what: String): SnapshotNotFoundException = {
     val held = (table.snapshotManager.earliestId(), table.snapshotManager.latestId()) match {
       case (Some(first), Some(last)) => s"it holds snapshots $first to $last"
       case _ => "it has no snapshots"
     }
     val tags = table.tagManager.list().map(_._1)
-    new VersionNotFoundException(s"table ${table.name}: there is no $what; $held" +
+    new SnapshotNotFoundException(snapshot = point, message = s"table ${table.name}: there is no $what; $held" +
       (if (tags.isEmpty) "" else s", and tags ${tags.mkString(", ")}"))
   }
 }

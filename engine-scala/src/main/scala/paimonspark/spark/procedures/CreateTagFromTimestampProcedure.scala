@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import paimonspark.VersionNotFoundException
+import paimonspark.SnapshotNotFoundException
 import paimonspark.table.{DurationText, FileStoreTable}
 
 /**
@@ -30,7 +30,7 @@ final class CreateTagFromTimestampProcedure(tables: String => FileStoreTable) ex
     val millis = args.need("timestamp", args.long("timestamp"))
     val candidates = table.snapshotManager.earliestAtOrAfter(millis).toSeq ++
       table.tagManager.list().map(_._2.snapshot).find(_.timeMillis >= millis)
-    val snapshot = candidates.minByOption(_.id).getOrElse(throw new VersionNotFoundException(
+    val snapshot = candidates.minByOption(_.id).getOrElse(throw new SnapshotNotFoundException(snapshot = java.time.Instant.ofEpochMilli(millis).toString, message =
       s"$name: table ${table.name} has no snapshot committed at or after ${java.time.Instant.ofEpochMilli(millis)}"))
     table.tagManager.create(tag, snapshot, retained)
     Seq(InternalRow(UTF8String.fromString(tag), snapshot.id, snapshot.timeMillis,

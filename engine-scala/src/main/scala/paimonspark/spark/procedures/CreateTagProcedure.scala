@@ -24,7 +24,7 @@ final class CreateTagProcedure(tables: String => FileStoreTable, replace: Boolea
     val retained = args.string("time_retained").map(DurationText.parse("time_retained", _))
     val snapshot = args.long("snapshot") match {
       case Some(id) => TimeTravel.resolve(table, TimeTravel.SnapshotId(id))
-      case None => table.snapshotManager.latest().getOrElse(throw new paimonspark.VersionNotFoundException(
+      case None => table.snapshotManager.latest().getOrElse(throw new paimonspark.SnapshotNotFoundException(snapshot = "latest", message =
         s"$name: table ${table.name} has no snapshot to tag yet"))
     }
     if (replace) table.tagManager.replace(tag, snapshot, retained) else table.tagManager.create(tag, snapshot, retained)

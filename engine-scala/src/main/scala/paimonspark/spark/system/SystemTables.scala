@@ -28,7 +28,7 @@ object SystemTables {
 
   /** A system table over a branch; those that describe one snapshot describe the one `point` names. */
   def load(kind: String, table: FileStoreTable, point: Option[TimeTravel], displayName: String): Table = {
-    val build = all.getOrElse(kind, throw new InvalidIdentifierException(
+    val build = all.getOrElse(kind, throw new InvalidIdentifierException(kind,
       s"$displayName: '$kind' is not a system table; there are ${names.mkString(", ")}"))
     build(point.fold(table)(table.travelTo), displayName)
   }

@@ -33,8 +33,9 @@ final class PrimaryKeyWriterFactory(table: FileStoreTable, nextSequences: Map[St
       var i = 0
       while (i < keyOrdinals.length) {
         if (row.get(keyOrdinals(i), keyTypes(i)) != id.get(i, keyTypes(i))) {
+          val column = table.schema.fields(keyOrdinals(i)).name
           throw new InvalidDataException(s"table ${table.name}: UPDATE and MERGE cannot assign primary-key column " +
-            s"'${table.schema.fields(keyOrdinals(i)).name}'; delete the row and insert it with its new key")
+            s"'$column'; delete the row and insert it with its new key", column)
         }
         i += 1
       }
