@@ -7,6 +7,7 @@ A test module imports `mode`, `warehouse` and `spark` from here to run each of i
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import time
@@ -74,13 +75,25 @@ class ConnectServer:
         return SparkSession.builder.remote(f"sc://127.0.0.1:{self.port}").getOrCreate()
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
+        """Stops the server JVM too: the script runs it as a child, so the whole process group is signalled."""
+        for sig, grace in ((signal.SIGTERM, 30.0), (signal.SIGKILL, 10.0)):
             try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+                os.killpg(self.process.pid, sig)
+            except ProcessLookupError:
+                break
+            if self._group_gone(grace):
+                break
+
+    def _group_gone(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.process.poll()  # reaps the script, which would otherwise keep the group alive as a zombie
+            try:
+                os.killpg(self.process.pid, 0)
+            except ProcessLookupError:
+                return True
+            time.sleep(0.2)
+        return False
 
 
 @pytest.fixture(scope="session")

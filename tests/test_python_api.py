@@ -61,6 +61,9 @@ def test_reads_travel_and_list_history_and_metadata(spark, orders):
         orders.read(version=99).collect()
     # The changes of snapshots 2 and 3, led by their row kinds.
     assert rows(orders.changes(start_version=1, end_version=3)) == [("+I", 1, "paid", "d1"), ("-D", 3, None, "d2")]
+    times = {r.snapshot_id: r.commit_time for r in history}
+    assert rows(orders.changes(start_timestamp=times[1], end_timestamp=times[3])) == \
+        rows(orders.changes(start_version=1, end_version=3))
     assert orders.primary_keys() == ["id", "day"] and orders.partition_keys() == ["day"]
     assert orders.schema().fieldNames() == ["id", "status", "day"]
     assert orders.options()["bucket"] == "1"
@@ -103,6 +106,8 @@ def test_maintenance_calls_change_the_table(spark):
     assert rows(spark.table("paimon.default.`kept$branch_side`")) == [(0, "v0"), (1, "v1")]
     t.rollback_to(version=3)
     assert t.latest_snapshot_id() == 3
+    t.rollback_to(timestamp=t.history().where("snapshot_id = 2").first().commit_time)
+    assert t.latest_snapshot_id() == 2
     t.rollback_to(tag="two")
     assert rows(t.to_df()) == [(0, "v0"), (1, "v1")]
     t.delete_tag("two")
@@ -143,6 +148,14 @@ def test_merge_builder_runs_every_clause_in_one_commit(spark, oracle, keys):
     assert oracle_rows(oracle, name) == expected
     assert [r.commit_kind for r in t.history().collect() if r.snapshot_id > before and r.commit_kind != "COMPACT"] == \
         ["OVERWRITE" if not keys else "APPEND"]
+    # The other two clause kinds: whole-row update and insert of given values.
+    again = spark.createDataFrame([(1, "refunded", 0), (9, "new", 2)], "id INT, status STRING, n INT").alias("s")
+    t.merge(again, f"{name}.id = s.id") \
+        .when_matched_update_all() \
+        .when_not_matched_insert({"id": "s.id", "status": "'fresh'", "n": F.col("s.n") * 10}) \
+        .execute()
+    expected = [(1, "refunded", 0), (4, "stale", 0), (7, "new", 1), (9, "fresh", 20)]
+    assert rows(t.to_df()) == expected and oracle_rows(oracle, name) == expected
 
 
 def test_builders_create_replace_and_keep_tables(spark, oracle, tmp_path):

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 __all__ = ["PaimonTable"]
 
+_MAX_ROWS = 2**31 - 1  # Spark's largest LIMIT
+
 
 class PaimonTable:
     """A Paimon table, addressed by name or by path. Every method is one engine call made as one SQL
@@ -221,8 +223,9 @@ class PaimonTable:
         >>> t.history(limit=1).first().commit_kind
         'APPEND'
         """
-        return self._spark.sql(f"SELECT * FROM {self._ident('$snapshots')} ORDER BY snapshot_id DESC"
-                               + (f" LIMIT {int(limit)}" if limit is not None else ""))
+        # Always with a LIMIT: the engine then applies ORDER BY ... LIMIT itself, sparing Spark a sort.
+        rows = _MAX_ROWS if limit is None else int(limit)
+        return self._spark.sql(f"SELECT * FROM {self._ident('$snapshots')} ORDER BY snapshot_id DESC LIMIT {rows}")
 
     def latest_snapshot_id(self) -> Optional[int]:
         """The id of the latest snapshot, or None for a table never written.
@@ -230,8 +233,11 @@ class PaimonTable:
         >>> t.latest_snapshot_id()
         3
         """
-        row = self._spark.sql(f"SELECT max(snapshot_id) FROM {self._ident('$snapshots')}").first()
-        return None if row is None or row[0] is None else int(row[0])
+        # The engine answers ORDER BY ... LIMIT 1 by reading one snapshot file; collect() rather than
+        # first(), which would plan the query a second time.
+        rows = self._spark.sql(f"SELECT snapshot_id FROM {self._ident('$snapshots')} "
+                               "ORDER BY snapshot_id DESC LIMIT 1").collect()
+        return int(rows[0][0]) if rows else None
 
     def tags(self) -> DataFrame:
         """The table's tags (``$tags``).

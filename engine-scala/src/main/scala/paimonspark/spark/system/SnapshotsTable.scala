@@ -5,7 +5,10 @@ import org.apache.spark.sql.types._
 
 import paimonspark.table.FileStoreTable
 
-/** `t$snapshots`: one row per retained snapshot, oldest first. A filter on `snapshot_id` reads only those. */
+/**
+ * `t$snapshots`: one row per retained snapshot, oldest first. A filter on `snapshot_id`, or an
+ * `ORDER BY snapshot_id LIMIT n`, reads only the snapshot files it needs.
+ */
 final class SnapshotsTable(table: FileStoreTable, displayName: String) extends SystemTable(table, displayName) {
   import Cells._
 
@@ -27,7 +30,11 @@ final class SnapshotsTable(table: FileStoreTable, displayName: String) extends S
 
   override def rows(at: FileStoreTable, hints: FilterHints): Seq[InternalRow] = {
     val snapshots = at.snapshotManager
-    val ids = hints.longs("snapshot_id").map(_.toSeq.sorted).getOrElse(snapshots.listIds())
+    val listed = hints.longs("snapshot_id").map(_.toSeq.sorted).getOrElse(snapshots.listIds())
+    // ORDER BY snapshot_id LIMIT n (the latest snapshots, say) reads n snapshot files, not all of them.
+    val ids = hints.topBy("snapshot_id").fold(listed) { case (descending, n) =>
+      if (descending) listed.takeRight(n) else listed.take(n)
+    }
     ids.flatMap(snapshots.readIfExists).map { s =>
       InternalRow(s.id, s.schemaId, str(s.commitUser), s.commitIdentifier, str(s.commitKind), localTime(s.timeMillis),
         str(s.baseManifestList), str(s.deltaManifestList), str(s.changelogManifestList), s.totalRecordCount,

@@ -9,20 +9,20 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability}
-import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownFilters}
+import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.sources.{EqualTo, Filter, In}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.unsafe.types.UTF8String
 
-import paimonspark.spark.{LocalRows, SparkTable}
+import paimonspark.spark.SparkTable
 import paimonspark.table.FileStoreTable
 
 /**
  * A read-only table of metadata, computed on the driver from metadata files alone (never data
  * files). Rows describe the table as the read options address it (a branch, a snapshot), else as
- * it was loaded. Filters are hints: a table may use those on its key columns to read less, and
- * Spark applies every filter again to the rows returned.
+ * it was loaded. What Spark pushes reaches [[rows]] as [[FilterHints]]: a table may use them on its
+ * key columns to compute fewer rows ([[SystemScanBuilder]] applies them all to what it returns).
  */
 abstract class SystemTable(loaded: FileStoreTable, displayName: String) extends Table with SupportsRead {
   /** Paimon's column names and types. */
@@ -34,17 +34,18 @@ abstract class SystemTable(loaded: FileStoreTable, displayName: String) extends 
   override def capabilities(): util.Set[TableCapability] = Set(TableCapability.BATCH_READ).asJava
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
-    new ScanBuilder with SupportsPushDownFilters {
-      private var pushed = Array.empty[Filter]
-      override def pushFilters(filters: Array[Filter]): Array[Filter] = { pushed = filters; filters }
-      override def pushedFilters(): Array[Filter] = pushed
-      override def build(): Scan =
-        LocalRows(fields, rows(SparkTable.withReadOptions(loaded, options), FilterHints(pushed.toSeq)).toArray)
-    }
+    new SystemScanBuilder(this, SparkTable.withReadOptions(loaded, options))
 }
 
-/** The values a conjunction of pushed filters pins a column to (`c = v`, `c IN (...)`), if it does. */
-final case class FilterHints(filters: Seq[Filter]) {
+/**
+ * What Spark pushed: a conjunction of filters, and maybe an `ORDER BY column LIMIT n` (applied to the
+ * rows returned anyway, so a table may use it to compute fewer rows, or ignore it).
+ */
+final case class FilterHints(filters: Seq[Filter], top: Option[TopRows] = None) {
+  /** With an `ORDER BY column LIMIT n` on `column`: whether descending, and n. */
+  def topBy(column: String): Option[(Boolean, Int)] = top.collect { case TopRows(`column`, descending, n) => (descending, n) }
+
+  /** The values the filters pin a column to (`c = v`, `c IN (...)`), if they do. */
   def values(column: String): Option[Set[Any]] = filters.collect {
     case EqualTo(`column`, v) => Set[Any](v)
     case In(`column`, vs) => vs.toSet[Any]
@@ -54,6 +55,9 @@ final case class FilterHints(filters: Seq[Filter]) {
   def ints(column: String): Option[Set[Int]] = values(column).map(_.collect { case n: java.lang.Number => n.intValue() })
   def strings(column: String): Option[Set[String]] = values(column).map(_.map(String.valueOf))
 }
+
+/** A pushed `ORDER BY column [DESC] LIMIT limit` on one column. */
+final case class TopRows(column: String, descending: Boolean, limit: Int)
 
 /** Values as Spark's internal rows hold them. */
 object Cells {
