@@ -38,6 +38,11 @@ def test_names_and_paths_address_the_same_table(spark, warehouse, orders, tmp_pa
     for t in (orders, by_db, by_table, by_path):
         assert rows(t.to_df()) == expected
         assert t.latest_snapshot_id() == 3
+    # A Paimon table of spark_catalog, beside Spark's own tables, by its three-part name.
+    spark.sql("CREATE TABLE spark_catalog.default.beside (id INT) USING paimon")
+    beside = PaimonTable.for_name(spark, "spark_catalog.default.beside")
+    beside.append(spark.createDataFrame([(1,)], "id INT"))
+    assert beside.latest_snapshot_id() == 1 and rows(spark.table("default.beside")) == [(1,)]
     assert PaimonTable.is_paimon_table(spark, "paimon.default.orders")
     assert PaimonTable.is_paimon_table(spark, path)
     assert not PaimonTable.is_paimon_table(spark, "paimon.default.missing")
