@@ -59,6 +59,7 @@ class ConnectServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
+                self.stop()
                 pytest.fail(f"the Spark Connect server exited {self.process.returncode}:\n"
                             f"{self.log.read_text()[-4000:]}")
             try:
