@@ -120,3 +120,37 @@ def test_corrupt_manifest_names_the_file(spark, warehouse):
     corrupt(manifests[0])
     with pytest.raises(CorruptFileError, match=manifests[0].name):
         spark.table("paimon.default.broken_manifest").collect()
+
+
+def test_read_and_write_options_are_checked_not_ignored(spark, warehouse):
+    """A malformed value or a misspelt Paimon key is refused wherever it is given; Spark's own keys pass."""
+    spark.sql("CREATE TABLE paimon.default.opts (id INT)")
+    spark.sql("INSERT INTO paimon.default.opts VALUES (1)")
+    path = str(table_dir(warehouse, "opts"))
+
+    def reader():  # a DataFrameReader keeps its options: one per read
+        return spark.read.format("paimon")
+
+    with pytest.raises(InvalidOptionError, match="scan.mode") as e:
+        reader().option("scan.mode", "bogus").load(path).collect()
+    assert e.value.value == "scan.mode"
+    with pytest.raises(InvalidOptionError, match="unknown read option 'scan.snapshot-di'"):
+        spark.read.option("scan.snapshot-di", "1").table("paimon.default.opts").collect()
+    with pytest.raises(InvalidOptionError, match="incremental-between-scan-mode"):
+        spark.read.option("incremental-between", "0,1").option("incremental-between-scan-mode", "all") \
+            .table("paimon.default.opts").collect()
+    with pytest.raises(InvalidOptionError, match="scan.snapshot-id.*cannot be used with 'scan.mode' = latest"):
+        spark.read.option("scan.mode", "latest").option("scan.snapshot-id", "1").table("paimon.default.opts").collect()
+    with pytest.raises(InvalidOptionError, match="read.stream.maxFilesPerTrigger"):
+        spark.readStream.option("read.stream.maxFilesPerTrigger", "none").table("paimon.default.opts") \
+            .writeStream.format("memory").queryName("bad_opts").start().processAllAvailable()
+    with pytest.raises(UnsupportedFeatureError, match="scan.mode.*from-file-creation-time"):
+        reader().option("scan.mode", "from-file-creation-time").load(path).collect()
+    df = spark.createDataFrame([(2,)], "id INT")
+    with pytest.raises(InvalidOptionError, match="write.merge-schema"):
+        df.writeTo("paimon.default.opts").option("write.merge-schema", "maybe").append()
+    with pytest.raises(UnsupportedFeatureError, match="'write-only' is a table option"):
+        df.writeTo("paimon.default.opts").option("write-only", "true").append()
+    assert snapshot_count(warehouse, "opts") == 1
+    # Spark's own keys and time travel by Spark's names are not Paimon's to refuse.
+    assert reader().option("versionAsOf", "1").load(path).count() == 1

@@ -221,7 +221,7 @@ def test_bad_ranges_and_options_are_typed_errors(spark, input_table, warehouse):
     with pytest.raises(InvalidOptionError, match="incremental-between-tag-to-snapshot"):
         spark.read.option("incremental-between", "1,2").option("incremental-between-tag-to-snapshot", "yes") \
             .table(name).collect()
-    with pytest.raises(InvalidOptionError, match="both name a point in history|read as of snapshot"):
+    with pytest.raises(InvalidOptionError, match="both name a point in history|read as of snapshot|cannot be used with"):
         spark.read.option("incremental-between", "1,2").option("scan.snapshot-id", "1").table(name).collect()
     with pytest.raises(VersionNotFoundError, match="after snapshot 8"):
         spark.sql(f"SELECT * FROM {name} CHANGES FROM VERSION 9").collect()

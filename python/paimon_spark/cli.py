@@ -24,6 +24,7 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 
 from paimon_spark import errors
+from paimon_spark._conf import appended
 from paimon_spark.session import engine_jar
 from paimon_spark.version import __version__
 
@@ -85,11 +86,14 @@ def _jvm_output_hidden(hidden: bool) -> Iterator[None]:
 
 
 def _session(verbose: bool) -> SparkSession:
-    builder = (SparkSession.builder.master("local[1]").appName("paimon-spark-cli")
+    builder = SparkSession.builder
+    # Jars from spark-submit's sources (an S3 filesystem, say) stay beside the engine's.
+    jars = appended(builder, "spark.jars", [engine_jar()])
+    builder = (builder.master("local[1]").appName("paimon-spark-cli")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.log.level", "WARN" if verbose else "ERROR")
-               .config("spark.jars", engine_jar())
+               .config("spark.jars", jars)
                .config("spark.sql.catalog.paimon_path", "paimonspark.spark.PaimonPathCatalog"))
     errors.install_exception_translation()
     if not verbose:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import List, Optional
 
 from pyspark.sql import SparkSession
 
 from paimon_spark import errors
+from paimon_spark._conf import appended, warehouse_uri
 
 _JAR_NAME = "paimon-spark.jar"
 _EXTENSIONS = "paimonspark.spark.extensions.PaimonSparkSessionExtensions"
@@ -37,20 +37,21 @@ def configure_spark_with_paimon(
     """Return ``builder`` set up for Paimon tables.
 
     It puts the engine jar on the driver and executor classpath, registers a Paimon catalog
-    named ``catalog`` over ``warehouse`` (default: ``./warehouse``), replaces ``spark_catalog``
+    named ``catalog`` over ``warehouse`` (default: ``./warehouse``; a location with a scheme such as
+    ``s3a://bucket/wh`` is kept as given, a plain path made absolute), replaces ``spark_catalog``
     so that ``CREATE TABLE t (...) USING paimon`` works beside ordinary Spark tables, and registers
     ``paimon_path``, whose table names are paths (``paimon_path.`/data/t$snapshots```).
     ``extra_packages`` are Maven coordinates (``group:artifact:version``) Spark resolves and adds
-    as ``spark.jars.packages``. Errors raised by the engine become :class:`paimon_spark.PaimonError`
-    subclasses.
+    to ``spark.jars.packages``. Both settings are extended, never replaced: jars and packages the
+    builder, spark-submit or spark-defaults.conf already name stay. Errors raised by the engine
+    become :class:`paimon_spark.PaimonError` subclasses.
 
     >>> spark = configure_spark_with_paimon(SparkSession.builder.master("local[2]")).getOrCreate()
     >>> spark.sql("CREATE TABLE paimon.default.t (id INT, name STRING)")
     """
     if not catalog or not catalog.isidentifier():
         raise ValueError(f"catalog name {catalog!r} is not a valid identifier")
-    location = os.path.abspath(warehouse if warehouse is not None else "warehouse")
-    uri = Path(location).as_uri()
+    uri = warehouse_uri(warehouse if warehouse is not None else "warehouse")
     jar = engine_jar()
     errors.install_exception_translation()
     # Spark takes one list of extensions: keep any the builder already has.
@@ -58,9 +59,9 @@ def configure_spark_with_paimon(
     if _EXTENSIONS not in extensions:
         extensions.append(_EXTENSIONS)
     if extra_packages:
-        builder = builder.config("spark.jars.packages", ",".join(extra_packages))
+        builder = builder.config("spark.jars.packages", appended(builder, "spark.jars.packages", extra_packages))
     return (
-        builder.config("spark.jars", jar)
+        builder.config("spark.jars", appended(builder, "spark.jars", [jar]))
         .config("spark.sql.extensions", ",".join(extensions))
         .config(f"spark.sql.catalog.{catalog}", "paimonspark.spark.PaimonCatalog")
         .config(f"spark.sql.catalog.{catalog}.warehouse", uri)

@@ -24,6 +24,7 @@ object IndexManifestAvro {
 
   val Version = 1
   val HashIndex = "HASH"
+  val DeletionVectorsIndex = "DELETION_VECTORS"
 
   val RowSchema: Schema = new Schema.Parser().parse(record("record",
     field("_VERSION", "\"int\""), field("_KIND", "\"int\""), field("_PARTITION", "\"bytes\""),

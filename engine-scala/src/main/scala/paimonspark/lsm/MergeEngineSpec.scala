@@ -122,7 +122,6 @@ object MergeEngineSpec {
       case k if k.startsWith("fields.") => refuse(s"the option '$k'")
       case k @ ("aggregation.remove-record-on-delete" | "partial-update.remove-record-on-sequence-group") =>
         refuse(s"the option '$k'")
-      case "deletion-vectors.enabled" if flag("deletion-vectors.enabled") => refuse("deletion vectors")
       case _ => ()
     }
     val sequenceGroups = groups.result()

@@ -8,7 +8,7 @@ import scala.reflect.ClassTag
 import org.apache.spark.sql.SparkSession
 
 import paimonspark.spark.read.ParquetFileReader
-import paimonspark.table.{AppendCompaction, FileStoreTable, Predicate, TableCompaction}
+import paimonspark.table.{AppendCompaction, FileStoreTable, Predicate, TableCompaction, TableFeatures}
 
 /**
  * Compacts a table as a Spark job and commits one COMPACT snapshot. Primary-key tables: one task per
@@ -20,7 +20,8 @@ object CompactJob {
    * only concern primary-key tables: Paimon compacts append tables the same way in either strategy.
    */
   def run(table: FileStoreTable, filter: Option[Predicate], full: Boolean, buckets: Option[Set[String]] = None)
-      : Option[Long] =
+      : Option[Long] = {
+    TableFeatures.requireWritable(table)
     if (!table.isPrimaryKeyTable) compactAppendTable(table, filter, None)
     else {
       val tasks = TableCompaction.plan(table, filter, full, buckets)
@@ -31,6 +32,7 @@ object CompactJob {
         TableCompaction.commit(table, UUID.randomUUID().toString, results)
       }
     }
+  }
 
   /** Small-file compaction of an append table's partitions matching `filter`, and in `partitions` when given. */
   def compactAppendTable(table: FileStoreTable, filter: Option[Predicate], partitions: Option[Set[ByteBuffer]])

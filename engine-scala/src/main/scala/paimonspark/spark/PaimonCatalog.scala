@@ -12,7 +12,7 @@ import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import paimonspark.{InvalidIdentifierException, UnsupportedFeatureException}
+import paimonspark.{InvalidIdentifierException, InvalidOptionException, UnsupportedFeatureException}
 import paimonspark.format.TablePaths
 import paimonspark.fs.{FileIO, HadoopConf}
 import paimonspark.spark.procedures.PaimonProcedures
@@ -31,9 +31,10 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
   override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
     catalogName = name
     val warehouse = Option(options.get("warehouse")).getOrElse(
-      throw new IllegalArgumentException(s"catalog $name needs the option spark.sql.catalog.$name.warehouse"))
-    val conf = SparkSession.active.sessionState.newHadoopConf()
-    catalog = new FileSystemCatalog(new FileIO(new HadoopConf(conf)), new Path(warehouse))
+      throw new InvalidOptionException(s"spark.sql.catalog.$name.warehouse",
+        s"catalog $name needs the option spark.sql.catalog.$name.warehouse"))
+    val io = new FileIO(new HadoopConf(SparkSession.active.sessionState.newHadoopConf()))
+    catalog = new FileSystemCatalog(io, PaimonCatalog.usableWarehouse(name, warehouse, io))
     if (!catalog.databaseExists(PaimonCatalog.DefaultDatabase)) catalog.createDatabase(PaimonCatalog.DefaultDatabase)
   }
 
@@ -159,4 +160,24 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
 
 object PaimonCatalog {
   val DefaultDatabase = "default"
+
+  /**
+   * The warehouse as given, once Hadoop has a filesystem for it: a location that cannot be used is
+   * refused here, naming it, rather than turned into some other directory.
+   */
+  def usableWarehouse(catalog: String, warehouse: String, io: FileIO): Path = {
+    val option = s"spark.sql.catalog.$catalog.warehouse"
+    def refuse(why: String) =
+      throw new InvalidOptionException(option, s"catalog $catalog: warehouse '$warehouse' cannot be used: $why")
+    val path = try new Path(warehouse) catch { case e: IllegalArgumentException => refuse(e.getMessage) }
+    // Hadoop says "No FileSystem for scheme" for a scheme it does not know, and fails to load the
+    // class for one it knows without its jar (s3a: without hadoop-aws).
+    try io.fileSystem(path) catch {
+      case e: Exception =>
+        val root = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).toSeq.last
+        refuse(s"${root.getMessage}; the filesystem of '${path.toUri.getScheme}:' needs its jar on the classpath " +
+          "(hadoop-aws for s3a:)")
+    }
+    path
+  }
 }

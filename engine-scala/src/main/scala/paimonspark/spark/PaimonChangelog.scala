@@ -9,7 +9,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.SnapshotNotFoundException
 import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder}
-import paimonspark.table.{ChangeRange, ChangeScanMode, CommitChanges, FileStoreTable, StreamPlanner}
+import paimonspark.table.{ChangeRange, ChangeScanMode, CommitChanges, FileStoreTable, ScanMode, TimeTravel}
 
 /**
  * A table's changes as Spark's changelog API reads them (`CHANGES FROM VERSION ...`, `changes()`):
@@ -51,11 +51,11 @@ object PaimonChangelog {
    */
   def streamStart(spark: ChangelogRange): Map[String, String] = spark match {
     case v: ChangelogRange.VersionRange => v.startingVersion().trim.toLongOption.map { id =>
-      Map(StreamPlanner.ScanModeKey -> StreamPlanner.FromSnapshot,
-        StreamPlanner.SnapshotIdKey -> (id + (if (v.startingBoundInclusive()) 0 else 1)).toString)
+      Map(ScanMode.Key -> ScanMode.FromSnapshot,
+        TimeTravel.SnapshotIdKey -> (id + (if (v.startingBoundInclusive()) 0 else 1)).toString)
     }.getOrElse(Map.empty)
-    case t: ChangelogRange.TimestampRange => Map(StreamPlanner.ScanModeKey -> StreamPlanner.FromTimestamp,
-      StreamPlanner.TimestampMillisKey -> (Math.floorDiv(t.startingTimestamp() + 999, 1000L) - 1).toString)
+    case t: ChangelogRange.TimestampRange => Map(ScanMode.Key -> ScanMode.FromTimestamp,
+      TimeTravel.TimestampMillisKey -> (Math.floorDiv(t.startingTimestamp() + 999, 1000L) - 1).toString)
     case _ => Map.empty
   }
 

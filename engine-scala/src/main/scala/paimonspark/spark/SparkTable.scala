@@ -21,8 +21,8 @@ import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder, DiffScanBuilder
   PaimonScanBuilder, StreamableScanBuilder}
 import paimonspark.spark.system.SystemTables
 import paimonspark.spark.write.{CopyOnWriteOperation, KeyDeltaOperation, PaimonWriteBuilder, PartitionPredicates}
-import paimonspark.table.{ChangeRange, ChangeRead, ChangeScanMode, CommitChanges, FileStoreTable, KeyLayout, OverwriteScope,
-  TimeTravel}
+import paimonspark.table.{ChangeRange, ChangeRead, ChangeScanMode, CommitChanges, DynamicOptions, FileStoreTable, KeyLayout,
+  OverwriteScope, TableFeatures, TimeTravel}
 
 /**
  * A Paimon table as Spark sees it. A table opened by path (`spark.read.format("paimon")`) does not
@@ -36,7 +36,10 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
 
   override def name(): String = tableName
 
-  override def schema(): StructType = SparkSchemas.sparkSchema(store.schema)
+  override def schema(): StructType = {
+    TableFeatures.requireColumnTypes(store)
+    SparkSchemas.sparkSchema(store.schema)
+  }
 
   override def partitioning(): Array[Transform] =
     store.schema.partitionKeys.map(k => Expressions.identity(k): Transform).toArray
@@ -65,17 +68,22 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
       SparkTable.changeScan(table, options, ChangeColumns.None).getOrElse(new PaimonScanBuilder(table, readOptimized)))
   }
 
-  /** Refuses to write a table pinned to a point in history, or the read-optimized view. */
+  /**
+   * Refuses to write a table pinned to a point in history, the read-optimized view, or a table using
+   * a feature that a write here would break.
+   */
   override protected def writable(): Unit = {
     store.pinned.foreach { s =>
       throw new UnsupportedFeatureException(s"table $tableName is read as of snapshot ${s.id} (time travel or a tag); " +
         "it cannot be written")
     }
     if (readOptimized) throw new UnsupportedFeatureException(s"table $tableName is a read-only view; write the table itself")
+    TableFeatures.requireWritable(store)
   }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
     writable()
+    DynamicOptions.checkWrite(tableName, info.options().asCaseSensitiveMap().asScala.toMap)
     TimeTravel.Keys.find(k => info.options().containsKey(k)).foreach { k =>
       throw new UnsupportedFeatureException(s"table $tableName: '$k' names a point in history, which cannot be " +
         "written; tags and snapshots are read only")
@@ -83,6 +91,7 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
     val target = Option(info.options().get(SparkTable.BranchOption)).map(b => new SparkTable(store.branch(b), tableName))
       .getOrElse(this)
     // Tables written by other engines may use layouts this one cannot write yet.
+    if (target ne this) TableFeatures.requireWritable(target.store)
     KeyLayout.of(tableName, target.store.schema)
     new PaimonWriteBuilder(target, info.queryId())
   }
@@ -133,7 +142,8 @@ object SparkTable {
   /** The read and write option that picks a branch, as in Paimon. */
   val BranchOption = "branch"
 
-  private def zone: ZoneId = ZoneId.of(SparkSession.active.sessionState.conf.sessionLocalTimeZone)
+  /** The session's time zone, in which read options' local date-times are read. */
+  def zone: ZoneId = ZoneId.of(SparkSession.active.sessionState.conf.sessionLocalTimeZone)
 
   /** The table a name and options address: a branch, a point in history, or a system table over them. */
   def open(main: FileStoreTable, name: TableName, displayName: String, travel: Option[TimeTravel],
@@ -152,12 +162,14 @@ object SparkTable {
   }
 
   /** A table with the branch and time travel of read options applied, when it has none yet. */
-  def withReadOptions(store: FileStoreTable, options: CaseInsensitiveStringMap): FileStoreTable =
+  def withReadOptions(store: FileStoreTable, options: CaseInsensitiveStringMap): FileStoreTable = {
+    DynamicOptions.checkRead(store.name, options.asCaseSensitiveMap().asScala.toMap)
     if (store.pinned.isDefined) store
     else {
       val onBranch = Option(options.get(BranchOption)).fold(store)(store.branch)
       TimeTravel.fromOptions(k => Option(options.get(k)), zone).fold(onBranch)(onBranch.travelTo)
     }
+  }
 
   /** Paimon's read option that streams a table with a leading `rowkind` column, as `$audit_log` does. */
   val ReadChangelogOption = "read.changelog"
@@ -165,6 +177,7 @@ object SparkTable {
   /** A batch scan builder whose scans also stream `store` (at its branch's latest state) as the options say. */
   def streamable(store: FileStoreTable, options: CaseInsensitiveStringMap, added: ChangeColumns, batch: => ScanBuilder)
       : ScanBuilder = {
+    DynamicOptions.checkRead(store.name, options.asCaseSensitiveMap().asScala.toMap)
     new StreamableScanBuilder(batch, () => new PaimonMicroBatchStream(store.latest, options.asScala.toMap, added))
   }
 

@@ -7,13 +7,15 @@ import paimonspark.format.{BinaryRow, BucketHash, TableSchema}
 /**
  * The buckets a filter can match in a table with fixed buckets: when it pins every bucket-key
  * column to one or a few values (`=`, `IN`, under `AND`), only the buckets of those keys, which is
- * what makes a point lookup read one bucket. None means every bucket.
+ * what makes a point lookup read one bucket. None means every bucket, as for tables whose
+ * `bucket-function.type` is not Paimon's default hash (read here, but never pruned).
  */
 object BucketFilter {
   private val MaxKeys = 1000
 
   def buckets(table: String, schema: TableSchema, filter: Predicate): Option[Set[Int]] = {
-    if (schema.primaryKeys.isEmpty || TableOptions(schema.options).bucket <= 0) return None
+    val options = TableOptions(schema.options)
+    if (schema.primaryKeys.isEmpty || options.bucket <= 0 || !options.defaultBucketFunction) return None
     val layout = KeyLayout.of(table, schema)
     val fields = layout.bucketKeys.map(schema.fieldNames.indexOf(_))
     val pinned = values(filter)

@@ -2,7 +2,7 @@ package paimonspark.table
 
 /**
  * What runs after every commit unless `write-only`, in Paimon's order: automatic tags, expiry of
- * tags past their retention, consumers idle longer than `consumer.expiration-time`, snapshot
+ * tags past their retention (unless `tag.time-expire-enabled` is false), consumers idle longer than `consumer.expiration-time`, snapshot
  * expiry, then the expiry of long-lived changelogs. The commit is published already, so a failure
  * here is logged and left for the next commit or the procedures.
  */
@@ -12,7 +12,7 @@ object CommitMaintenance {
   def run(table: FileStoreTable): Unit = if (!table.options.writeOnly) {
     try {
       TagAutoCreation.run(table)
-      TagDeletion.expireByTime(table)
+      if (table.options.tagTimeExpireEnabled) TagDeletion.expireByTime(table)
       table.options.consumerExpiration.foreach(d => table.consumerManager.expireIdleSince(System.currentTimeMillis() - d.toMillis))
       val now = System.currentTimeMillis()
       new SnapshotExpiry(table).expire(table.options.expireConfig(now))

@@ -16,6 +16,6 @@ object MemorySize {
         case _ => 0
       }
       n.toLong << shift
-    case _ => throw new InvalidOptionException(option, s"table option '$option' must be a memory size such as '128 mb', not '$text'")
+    case _ => throw new InvalidOptionException(option, s"option '$option' must be a memory size such as '128 mb', not '$text'")
   }
 }

@@ -13,9 +13,11 @@ final case class DataSplit(partition: GenericInternalRow, partitionBytes: Array[
 /**
  * Plans a batch read: snapshot, then manifests (skipped by partition statistics), then live files
  * (skipped by partition values, the buckets of pinned keys and statistics), grouped per partition
- * and bucket. Skipping is only ever conservative: unknown statistics keep a file.
+ * and bucket. Skipping is only ever conservative: unknown statistics keep a file. Plans of data to
+ * read refuse features this engine does not read ([[TableFeatures]]); plans of metadata (`$files`)
+ * do not (`checksFeatures` false).
  */
-final class ScanPlanner(table: FileStoreTable) {
+final class ScanPlanner(table: FileStoreTable, checksFeatures: Boolean = true) {
   private val schema = table.schema
   private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
   private val partitions = new PartitionFilter(schema)
@@ -28,6 +30,7 @@ final class ScanPlanner(table: FileStoreTable) {
   def plan(snapshot: Option[Snapshot], filter: Option[Predicate]): Seq[DataSplit] = snapshot match {
     case None => Nil
     case Some(s) =>
+      if (checksFeatures) TableFeatures.requireReadable(table, Some(s))
       val store = table.newManifestStore()
       splitsOf(store.dataManifests(s), filter, (manifests, keep) => store.liveFiles(manifests, keep))
   }
@@ -41,6 +44,7 @@ final class ScanPlanner(table: FileStoreTable) {
 
   /** The files one commit added or removed (`kind`), as its delta manifest list names them. */
   def planDelta(manifestList: String, kind: Int, filter: Option[Predicate]): Seq[DataSplit] = {
+    if (checksFeatures) TableFeatures.requireSchema(table, Access.Read)
     val store = table.newManifestStore()
     splitsOf(store.readList(manifestList), filter, (manifests, keep) =>
       manifests.flatMap(m => store.readManifest(m.fileName)).filter(e => e.kind == kind && keep(e)))
@@ -57,6 +61,7 @@ final class ScanPlanner(table: FileStoreTable) {
       filter.forall(f => partitions.mayMatch(f, partitionOf(e)))
     val kept = entries(manifests, keepPartition)
       .filter(e => filter.forall(f => rangeFilter.mayMatch(f, fileRange(partitionOf(e), e.file))))
+    if (checksFeatures) kept.foreach(e => TableFeatures.requireDataFile(table, e.bucket, e.file))
     kept.groupBy(e => (e.partitionKey, e.bucket)).toSeq.map { case ((_, bucket), entries) =>
       DataSplit(partitionOf(entries.head), entries.head.partition, bucket, entries.map(_.file))
     }

@@ -39,7 +39,7 @@ object SchemaChanges {
       throw new IllegalArgumentException(s"table $table: every column is a partition column; at least one must hold data")
     }
     val primaryKeys = options.get(TableOptions.PrimaryKey).toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
-    val stored = options -- Seq(TableOptions.Partition, TableOptions.PrimaryKey, "path")
+    val stored = PaimonOptions.canonical(options -- Seq(TableOptions.Partition, TableOptions.PrimaryKey, "path"))
     TableOptions.validate(stored)
     // Key columns are NOT NULL, as Paimon makes them whatever the DDL said.
     val keyed = fields.map(f => if (primaryKeys.contains(f.name)) f.copy(dataType = f.dataType.withNullable(false)) else f)
@@ -62,7 +62,13 @@ object SchemaChanges {
    * are applied again on top of it, as Paimon does; a change that no longer applies there fails.
    * Errors call the table `name`.
    */
-  def alter(table: FileStoreTable, name: String, changes: Seq[SchemaChange]): FileStoreTable = {
+  def alter(table: FileStoreTable, name: String, requested: Seq[SchemaChange]): FileStoreTable = {
+    // An option set or removed by a fallback key changes the option it stands for.
+    val changes = requested.map {
+      case SetOption(k, v) => SetOption(PaimonOptions.get(k).fold(k)(_.key), v)
+      case RemoveOption(k) => RemoveOption(PaimonOptions.get(k).fold(k)(_.key))
+      case other => other
+    }
     changes.foreach {
       case SetOption(k, _) if TableOptions.Immutable(k) => immutable(name, k)
       case RemoveOption(k) if TableOptions.Immutable(k) => immutable(name, k)

@@ -19,8 +19,11 @@ final class SchemaManager(io: FileIO, paths: TablePaths) extends Serializable {
   def latestOrFail(): TableSchema =
     latest().getOrElse(throw new TableNotFoundException(paths.root.toString, s"${paths.root} is not a Paimon table (no schema/schema-N file)"))
 
-  def read(id: Long): TableSchema =
-    MetadataFile.read(io, paths.schemaFile(id))(bytes => SchemaJson.read(new String(bytes, UTF_8)))
+  /** Schema `id`, its options' fallback keys read as the options they stand for. */
+  def read(id: Long): TableSchema = {
+    val schema = MetadataFile.read(io, paths.schemaFile(id))(bytes => SchemaJson.read(new String(bytes, UTF_8)))
+    schema.copy(options = PaimonOptions.canonical(schema.options))
+  }
 
   /** Publishes `schema` under its id; false if a schema with that id already exists. */
   def publish(schema: TableSchema): Boolean = {

@@ -1,7 +1,7 @@
 package paimonspark.table
 
 import java.nio.ByteBuffer
-import java.time.Instant
+import java.time.{Instant, ZoneId}
 
 import paimonspark.{InvalidOptionException, SchemaMismatchException, SnapshotNotFoundException}
 import paimonspark.format.{CommitKind, DataFileMeta, FileKind, Snapshot}
@@ -143,31 +143,31 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
 
   /**
    * Where a new stream starts, by Paimon's `scan.mode` (default `latest-full`): the current state
-   * and then its changes, only changes from now on, or from a snapshot or a time.
+   * and then its changes, only changes from now on, or from a snapshot (by id, tag or version) or a
+   * time (`scan.timestamp-millis`, or `scan.timestamp` in `zone`).
    */
-  def start(options: String => Option[String]): StreamPosition = {
+  def start(options: String => Option[String], zone: ZoneId): StreamPosition = {
     val latest = snapshots.latestId()
     def from(id: Long, full: Boolean): StreamPosition = {
       val earliest = (if (full) snapshots.earliestId() else table.earliestChangesId).getOrElse(id)
       if (id < earliest) throw expired(id)
       StreamPosition(id, full, 0)
     }
-    def snapshotId: Long = options(StreamPlanner.SnapshotIdKey).flatMap(_.trim.toLongOption).filter(_ > 0).getOrElse(
-      throw new InvalidOptionException(StreamPlanner.SnapshotIdKey, s"table ${table.name}: scan.mode " +
-        s"${options(StreamPlanner.ScanModeKey).getOrElse("")} needs '${StreamPlanner.SnapshotIdKey}', a positive snapshot id"))
-    // As in Paimon, a start snapshot or time without a mode names the mode too.
-    val implied = if (options(StreamPlanner.SnapshotIdKey).isDefined) StreamPlanner.FromSnapshot
-      else if (options(StreamPlanner.TimestampMillisKey).isDefined) StreamPlanner.FromTimestamp
-      else StreamPlanner.LatestFull
-    options(StreamPlanner.ScanModeKey).map(_.trim.toLowerCase).getOrElse(implied) match {
-      case StreamPlanner.LatestFull | "default" => latest.fold(StreamPosition(1, full = false, 0))(StreamPosition(_, full = true, 0))
-      case StreamPlanner.Latest => StreamPosition(latest.getOrElse(0L) + 1, full = false, 0)
-      case StreamPlanner.FromSnapshot => from(snapshotId, full = false)
-      case StreamPlanner.FromSnapshotFull => from(snapshotId, full = true)
-      case StreamPlanner.FromTimestamp =>
-        val key = StreamPlanner.TimestampMillisKey
-        val millis = options(key).flatMap(_.trim.toLongOption).getOrElse(throw new InvalidOptionException(key,
-          s"table ${table.name}: scan.mode from-timestamp needs '$key', epoch milliseconds"))
+    lazy val point = TimeTravel.fromOptions(options, zone)
+    val mode = ScanMode.of(options)
+    mode match {
+      case ScanMode.LatestFull => latest.fold(StreamPosition(1, full = false, 0))(StreamPosition(_, full = true, 0))
+      case ScanMode.Latest => StreamPosition(latest.getOrElse(0L) + 1, full = false, 0)
+      case ScanMode.FromSnapshot | ScanMode.FromSnapshotFull => point match {
+        case Some(TimeTravel.SnapshotId(id)) => from(id, full = mode == ScanMode.FromSnapshotFull)
+        case Some(p) => from(TimeTravel.resolve(table, p).id, full = false)
+        case None => throw new IllegalStateException("ScanMode checked that a start snapshot is given")
+      }
+      case ScanMode.FromTimestamp =>
+        val millis = point match {
+          case Some(TimeTravel.AtMillis(ms)) => ms
+          case other => throw new IllegalStateException(s"ScanMode checked that a start time is given, not $other")
+        }
         snapshots.latestAtOrBefore(millis) match {
           case Some(s) => StreamPosition(s.id + 1, full = false, 0)
           case None => snapshots.earliestId().filter(id => snapshots.read(id).timeMillis >= millis)
@@ -176,27 +176,16 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
               else throw new SnapshotNotFoundException(snapshot = Instant.ofEpochMilli(millis).toString, message = s"table ${table.name}: no retained snapshot tells what " +
                 s"changed after ${Instant.ofEpochMilli(millis)}; the earliest retained is newer than that"))
         }
-      case StreamPlanner.CompactedFull =>
-        val compacted = latest.toSeq.flatMap(l => (l to snapshots.earliestId().getOrElse(l) by -1).iterator
-          .flatMap(snapshots.readIfExists).find(_.commitKind == CommitKind.Compact)).headOption
-        compacted.map(s => StreamPosition(s.id, full = true, 0))
+      case ScanMode.CompactedFull =>
+        TimeTravel.latestCompacted(table).map(s => StreamPosition(s.id, full = true, 0))
           .getOrElse(latest.fold(StreamPosition(1, full = false, 0))(StreamPosition(_, full = true, 0)))
-      case other => throw new InvalidOptionException(StreamPlanner.ScanModeKey, s"table ${table.name}: scan.mode must " +
-        s"be one of ${StreamPlanner.Modes.mkString(", ")}, not '$other'")
+      case _ => throw new InvalidOptionException(ScanMode.Key, s"table ${table.name}: a stream cannot start with " +
+        s"'${ScanMode.Key}' = $mode; use ${Seq(ScanMode.LatestFull, ScanMode.Latest, ScanMode.CompactedFull,
+          ScanMode.FromTimestamp, ScanMode.FromSnapshot, ScanMode.FromSnapshotFull).mkString(", ")}")
     }
   }
 }
 
 object StreamPlanner {
-  val ScanModeKey = "scan.mode"
-  val SnapshotIdKey = "scan.snapshot-id"
-  val TimestampMillisKey = "scan.timestamp-millis"
   val ReadOverwriteKey = "streaming-read-overwrite"
-  val LatestFull = "latest-full"
-  val Latest = "latest"
-  val FromSnapshot = "from-snapshot"
-  val FromSnapshotFull = "from-snapshot-full"
-  val FromTimestamp = "from-timestamp"
-  val CompactedFull = "compacted-full"
-  val Modes: Seq[String] = Seq(LatestFull, Latest, FromSnapshot, FromSnapshotFull, FromTimestamp, CompactedFull)
 }

@@ -27,7 +27,7 @@ object TagAutoCreation {
     val from = math.max(last.map(_._2 + 1).getOrElse(1L), snapshots.earliestId().getOrElse(1L))
     val to = snapshots.latestId().getOrElse(0L)
     (from to to).flatMap(snapshots.readIfExists).foreach { s =>
-      timeOf(s, byWatermark).flatMap(t => periods.due(next, t, options.tagCreationDelay)).foreach { period =>
+      timeOf(s, byWatermark, options).flatMap(t => periods.due(next, t, options.tagCreationDelay)).foreach { period =>
         val name = periods.name(period)
         if (!tags.exists(name)) tags.create(name, s, options.tagDefaultTimeRetained)
         next = Some(period.plus(periods.length))
@@ -39,9 +39,13 @@ object TagAutoCreation {
     }
   }
 
-  /** Process time: the commit's local time; watermark: the snapshot's watermark, if it has a real one. */
-  private def timeOf(s: Snapshot, byWatermark: Boolean): Option[LocalDateTime] = {
-    val millis = if (byWatermark) s.watermark.filter(_ != Long.MinValue) else Some(s.timeMillis)
-    millis.map(m => LocalDateTime.ofInstant(Instant.ofEpochMilli(m), ZoneId.systemDefault()))
-  }
+  /**
+   * Process time: the commit's time in `sink.process-time-zone`; watermark: the snapshot's
+   * watermark, if it has a real one, in `sink.watermark-time-zone` (UTC unless set), as Paimon reads them.
+   */
+  private def timeOf(s: Snapshot, byWatermark: Boolean, options: TableOptions): Option[LocalDateTime] =
+    if (byWatermark) s.watermark.filter(_ != Long.MinValue).map(local(_, options.watermarkZone))
+    else Some(local(s.timeMillis, options.processTimeZone))
+
+  private def local(millis: Long, zone: ZoneId): LocalDateTime = LocalDateTime.ofInstant(Instant.ofEpochMilli(millis), zone)
 }

@@ -6,7 +6,7 @@ import java.time.format.DateTimeFormatter
 import scala.util.Try
 
 import paimonspark.{InvalidOptionException, SnapshotNotFoundException}
-import paimonspark.format.Snapshot
+import paimonspark.format.{CommitKind, Snapshot}
 
 /** A point of a table's history to read, as Paimon's `scan.*` options and SQL's `AS OF` name one. */
 sealed trait TimeTravel
@@ -17,6 +17,8 @@ object TimeTravel {
   final case class AtMillis(millis: Long) extends TimeTravel
   /** `VERSION AS OF` and `scan.version`: a tag of that name if there is one, else a snapshot id. */
   final case class Version(version: String) extends TimeTravel
+  /** `scan.mode` = `compacted-full`: the latest COMPACT snapshot, else the latest (Paimon's `pickOrLatest`). */
+  case object LatestCompacted extends TimeTravel
 
   val SnapshotIdKey = "scan.snapshot-id"
   val TagNameKey = "scan.tag-name"
@@ -34,6 +36,7 @@ object TimeTravel {
    * (`yyyy-MM-dd HH:mm:ss[.SSS]`) in `zone`. Naming more than one point is an error.
    */
   def fromOptions(options: String => Option[String], zone: ZoneId): Option[TimeTravel] = {
+    if (ScanMode.of(options) == ScanMode.CompactedFull) return Some(LatestCompacted)
     val named = Keys.flatMap(k => options(k).map(k -> _.trim))
     if (named.size > 1) {
       throw new InvalidOptionException(named(1)._1,
@@ -79,6 +82,8 @@ object TimeTravel {
         case Some(id) => resolve(table, SnapshotId(id))
         case None => throw tags.notFound(v)
       })
+      case LatestCompacted => latestCompacted(table).orElse(snapshots.latest())
+        .getOrElse(throw missingSnapshot(table, ScanMode.CompactedFull, "snapshot"))
       case AtMillis(ms) => snapshots.latestAtOrBefore(ms).getOrElse {
         val when = Instant.ofEpochMilli(ms)
         val first = snapshots.earliestId().flatMap(snapshots.readIfExists)
@@ -86,6 +91,13 @@ object TimeTravel {
           first.map(s => s" (the earliest retained, ${s.id}, was committed at ${Instant.ofEpochMilli(s.timeMillis)})").getOrElse(""))
       }
     }
+  }
+
+  /** The latest snapshot a compaction committed, among those retained. */
+  def latestCompacted(table: FileStoreTable): Option[Snapshot] = {
+    val snapshots = table.snapshotManager
+    snapshots.latestId().toSeq.flatMap(l => (l to snapshots.earliestId().getOrElse(l) by -1).iterator
+      .flatMap(snapshots.readIfExists).find(_.commitKind == CommitKind.Compact)).headOption
   }
 
   private def missingSnapshot(table: FileStoreTable, point: String, what: String): SnapshotNotFoundException = {

@@ -1,13 +1,14 @@
 package paimonspark.interop
 
 import java.nio.file.{Files, Path}
-import java.time.Duration
+import java.time.{Duration, ZoneOffset}
 
 import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
 
 import org.apache.paimon.catalog.{Catalog, CatalogContext, CatalogFactory, Identifier}
-import org.apache.paimon.data.{BinaryString, Decimal, GenericRow, InternalRow, Timestamp}
+import org.apache.paimon.data.{BinaryString, Blob, Decimal, GenericRow, InternalRow, Timestamp}
+import org.apache.paimon.data.variant.Variant
 import org.apache.paimon.disk.IOManager
 import org.apache.paimon.options.{ExpireConfig, Options}
 import org.apache.paimon.schema.{Schema, SchemaChange}
@@ -29,7 +30,8 @@ final class JavaPaimon(warehouse: Path) extends AutoCloseable {
     conf.set("cache-enabled", "false")
     CatalogFactory.createCatalog(CatalogContext.create(conf))
   }
-  private lazy val ioManager = IOManager.create(Files.createTempDirectory("java-paimon-io").toString)
+  /** The temporary disk Java's writers, compactions and index builders spill to. */
+  lazy val ioManager: IOManager = IOManager.create(Files.createTempDirectory("java-paimon-io").toString)
 
   /** The table as it is on disk now (loaded afresh on every call). */
   def table(name: String): FileStoreTable = catalog.getTable(Identifier.fromString(name)).asInstanceOf[FileStoreTable]
@@ -157,10 +159,13 @@ final class JavaPaimon(warehouse: Path) extends AutoCloseable {
 object JavaPaimon {
   /**
    * A Java Paimon field as a plain value, the way Spark's Row gives it. Timestamps keep Spark's
-   * microseconds: Java's `$tags.create_time` carries the tag file's nanoseconds as they are.
+   * microseconds: Java's `$tags.create_time` carries the tag file's nanoseconds as they are. A
+   * variant comes back as its JSON text, a blob as its bytes.
    */
   def plain(v: Any): Any = v match {
     case s: BinaryString => s.toString
+    case variant: Variant => variant.toJson(ZoneOffset.UTC)
+    case b: Blob => b.toData
     case d: Decimal => d.toBigDecimal
     case t: Timestamp => t.toLocalDateTime.truncatedTo(java.time.temporal.ChronoUnit.MICROS)
     case other => other

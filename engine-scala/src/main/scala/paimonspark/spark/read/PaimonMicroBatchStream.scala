@@ -5,7 +5,7 @@ import org.apache.spark.sql.connector.read.streaming._
 
 import paimonspark.InvalidOptionException
 import paimonspark.format.Json
-import paimonspark.spark.SparkSchemas
+import paimonspark.spark.{SparkSchemas, SparkTable}
 import paimonspark.table.{FileStoreTable, PrimaryKeyWriter, StreamPiece, StreamPlanner, StreamPosition}
 
 /** A stream position as Spark checkpoints it. */
@@ -58,7 +58,7 @@ final class PaimonMicroBatchStream(table: FileStoreTable, options: Map[String, S
   override def initialOffset(): Offset = PaimonOffset(
     consumerId.flatMap(id => table.consumerManager.list().find(_._1 == id)).map { case (_, next) =>
       StreamPosition(math.max(next, table.earliestChangesId.getOrElse(next)), full = false, 0)
-    }.getOrElse(planner.start(option)))
+    }.getOrElse(planner.start(option, SparkTable.zone)))
 
   override def deserializeOffset(json: String): Offset = PaimonOffset.parse(json)
 

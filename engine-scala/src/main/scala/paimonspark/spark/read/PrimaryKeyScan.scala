@@ -7,7 +7,6 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import paimonspark.UnsupportedFeatureException
 import paimonspark.format.{DataField, DataFileMeta, KeyValueFields, SparkTypes}
 import paimonspark.lsm.{KeyRanges, KeyValue, MergeEngineSpec, SequenceRanges}
 import paimonspark.table.{DataSplit, FileStoreTable, KeyLayout, Predicate}
@@ -38,12 +37,7 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
   private val keyNames = layout.trimmedKeys
   private val ranges = new KeyRanges(keyNames.map(k => schema.field(k).dataType))
 
-  private val engine = {
-    if (table.options.bucket == -2) {
-      throw new UnsupportedFeatureException(s"table ${table.location} uses bucket=-2 (postpone); reading it is not supported yet")
-    }
-    MergeEngineSpec.of(table.location.toString, schema)
-  }
+  private val engine = MergeEngineSpec.of(table.location.toString, schema)
 
   /**
    * What the merge reads of each file: sequence, kind, the key, then the other required columns

@@ -11,7 +11,6 @@ import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFil
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.unsafe.types.UTF8String
 
-import paimonspark.UnsupportedFeatureException
 import paimonspark.format.{DataField, DataFileMeta, FileIdentifier, SparkTypes, TableSchema}
 import paimonspark.table.{DataSplit, FileStoreTable, Predicate, PrimaryKeyWriter}
 
@@ -107,12 +106,7 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
   /** The table's fields the scan reads from files, with their ids. */
   protected def readDataFields: Seq[DataField] = SparkTypes.prune(schema.fields, readDataSchema)
 
-  /** Where a data file of a split lives; only Parquet files can be opened yet. */
-  protected def dataFilePath(split: DataSplit, file: DataFileMeta): Path = {
-    if (!file.fileName.endsWith(".parquet")) {
-      throw new UnsupportedFeatureException(s"table ${table.location}: data file ${file.fileName} is not Parquet; " +
-        "only Parquet data files can be read yet")
-    }
+  /** Where a data file of a split lives (planning refused files of other formats). */
+  protected def dataFilePath(split: DataSplit, file: DataFileMeta): Path =
     table.dataFilePath(split.partitionBytes, split.bucket, file)
-  }
 }

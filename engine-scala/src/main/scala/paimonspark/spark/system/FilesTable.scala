@@ -46,7 +46,7 @@ final class FilesTable(table: FileStoreTable, displayName: String) extends Syste
   override def rows(at: FileStoreTable, hints: FilterHints): Seq[InternalRow] = {
     val buckets = hints.ints("bucket")
     val partitions = hints.strings("partition")
-    at.newScan().plan(at.currentSnapshot(), None).filter(s => buckets.forall(_.contains(s.bucket))).flatMap { split =>
+    at.newMetadataScan().plan(at.currentSnapshot(), None).filter(s => buckets.forall(_.contains(s.bucket))).flatMap { split =>
       val partition = MetadataText.row(split.partitionBytes, partitionTypes)
       if (partitions.exists(p => !partition.exists(p.contains))) Nil
       else split.files.map(f => row(at, split, partition, f))

@@ -30,7 +30,7 @@ final class PartitionsTable(table: FileStoreTable, displayName: String, perBucke
     val types = at.schema.partitionRowType
     val wanted = hints.strings("partition")
     val buckets = hints.ints("bucket")
-    val splits = at.newScan().plan(at.currentSnapshot(), None).filter(s => buckets.forall(_.contains(s.bucket)))
+    val splits = at.newMetadataScan().plan(at.currentSnapshot(), None).filter(s => buckets.forall(_.contains(s.bucket)))
     // As Paimon's: `$buckets` prints the partition row (`{v1, v2}`), `$partitions` its spec (`k1=v1/k2=v2`).
     val text: Array[Byte] => Option[String] =
       if (perBucket) MetadataText.row(_, types)

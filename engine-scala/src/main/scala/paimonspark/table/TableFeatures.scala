@@ -1,0 +1,97 @@
+package paimonspark.table
+
+import paimonspark.UnsupportedFeatureException
+import paimonspark.format._
+
+/**
+ * The features of Paimon a table may use that this engine does not implement, looked for wherever
+ * they show, whoever wrote the table: its options and column types (schema), its index files
+ * (snapshot) and its data files' metadata (manifests). A table using one is refused with an
+ * [[UnsupportedFeatureException]] naming the table and the feature when it is opened for an access
+ * the feature would change, before anything is read or written, never read as if it were not there.
+ */
+object TableFeatures {
+  /** Refuses a table with a column of a type this engine has no values for (VARIANT, BLOB, VECTOR, ...). */
+  def requireColumnTypes(table: FileStoreTable): Unit = columnType(table.schema).foreach { t =>
+    throw refusal(table, t, s"a column of type $t", "values of this type are not read or written yet")
+  }
+
+  /** Refuses reading `table` as of `snapshot` if its schema or index files say the read would differ. */
+  def requireReadable(table: FileStoreTable, snapshot: Option[Snapshot]): Unit = {
+    snapshot.foreach(requireIndexes(table, _))
+    requireSchema(table, Access.Read)
+  }
+
+  /** Refuses writing `table` (at its latest snapshot) if what it would write or rewrite breaks a feature. */
+  def requireWritable(table: FileStoreTable): Unit = {
+    table.snapshotManager.latest().foreach(requireIndexes(table, _))
+    requireSchema(table, Access.Write)
+  }
+
+  /** Options set by another engine that change what `access` gives, a key table with deletion vectors, column types. */
+  def requireSchema(table: FileStoreTable, access: Access): Unit = {
+    requireColumnTypes(table)
+    table.schema.options.toSeq.sortBy(_._1).foreach { case (key, value) =>
+      PaimonOptions.get(key).foreach { option =>
+        if (!option.scope.table && access == Access.Read) {
+          throw refusal(table, key, s"the read option '$key' = '$value' as a table option",
+            "reads here take read options from the read, and would not apply it to every read")
+        }
+        option.refusalOn(access, value).foreach(e => throw new UnsupportedFeatureException(
+          s"table ${table.name}: ${e.getMessage}; the table cannot be ${verb(access)} here", key))
+      }
+    }
+    if (table.isPrimaryKeyTable && table.options.deletionVectors) {
+      throw refusal(table, "deletion-vectors.enabled", "deletion vectors on a primary-key table",
+        "its readers skip level-0 files, which merge-on-read here would read")
+    }
+  }
+
+  /** Index files of kinds this engine does not apply: deletion vectors, global and unknown indexes. */
+  def requireIndexes(table: FileStoreTable, snapshot: Snapshot): Unit =
+    table.newManifestStore().indexFiles(Some(snapshot)).map(_.indexType).distinct
+      .find(_ != IndexManifestAvro.HashIndex).foreach {
+        case t @ IndexManifestAvro.DeletionVectorsIndex => throw refusal(table, t,
+          s"deletion vectors (index files of type $t in snapshot ${snapshot.id})", "the rows they delete would be read")
+        case t => throw refusal(table, t, s"index files of type '$t' (snapshot ${snapshot.id})",
+          "this index type is unknown here, and what it changes cannot be told")
+      }
+
+  /** A data file that only another engine's reader reads right: another format, a column subset, a postpone bucket. */
+  def requireDataFile(table: FileStoreTable, bucket: Int, file: DataFileMeta): Unit = {
+    val format = file.fileName.substring(file.fileName.lastIndexOf('.') + 1).toLowerCase
+    if (format != "parquet") {
+      throw refusal(table, TableOptions.FileFormat, s"$format data files (${file.fileName})", "only Parquet data files are read yet")
+    }
+    // A writer may list every column; only a file that lacks some holds part of its rows.
+    file.writeCols.filterNot(_.toSet == table.schemaWithId(file.schemaId).fieldNames.toSet).foreach { columns =>
+      throw refusal(table, "data-evolution.enabled", s"data files holding some of a row's columns " +
+        s"(${file.fileName} holds ${columns.mkString(", ")})", "rows spread over several files are not merged")
+    }
+    if (bucket == PostponeBucket) {
+      throw refusal(table, TableOptions.Bucket, s"postpone-bucket files (${file.fileName})",
+        "Paimon's readers skip them until a compaction moves them into buckets")
+    }
+  }
+
+  /** The bucket of files a postpone-bucket table has not yet assigned. */
+  val PostponeBucket: Int = -2
+
+  private def verb(access: Access): String = if (access == Access.Read) "read" else "written"
+
+  private def refusal(table: FileStoreTable, feature: String, what: String, why: String) =
+    new UnsupportedFeatureException(s"table ${table.name} uses $what, which paimon-spark does not support yet: $why",
+      feature)
+
+  private def columnType(schema: TableSchema): Option[String] = {
+    def find(t: DataType): Option[String] = t match {
+      case AtomicType(TypeRoot.Other(spelling), _, _) => Some(spelling.takeWhile(_.isLetter).toUpperCase)
+      case a: ArrayType => find(a.element)
+      case m: MultisetType => find(m.element)
+      case m: MapType => find(m.key).orElse(find(m.value))
+      case r: RowType => r.fields.iterator.map(f => find(f.dataType)).collectFirst { case Some(x) => x }
+      case _ => None
+    }
+    schema.fields.iterator.map(f => find(f.dataType)).collectFirst { case Some(x) => x }
+  }
+}

@@ -1,0 +1,119 @@
+package paimonspark.interop
+
+import java.nio.file.{Files, Path}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.streaming.Trigger
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+import paimonspark.UnsupportedFeatureException
+import paimonspark.spark.LocalSession
+
+/**
+ * Tables Apache Paimon's Java core wrote with features this engine does not implement: each is
+ * refused with an UnsupportedFeatureException naming the table and the feature, on read and on
+ * write, and a refused write leaves every file as it was. Features that only matter to writes
+ * (data files elsewhere, row ids, another bucket function) still read as Java reads them.
+ */
+class FeatureRefusalSuite extends AnyFunSuite with BeforeAndAfterAll {
+  private lazy val (spark, warehouse) = LocalSession.start("feature-refusal")
+  private lazy val java = new JavaPaimon(warehouse)
+  private lazy val tables = new JavaFeatureTables(java)
+  private lazy val outside = Files.createTempDirectory("external-data")
+
+  override def afterAll(): Unit = { java.close(); spark.stop() }
+
+  private def ours(query: String): Seq[Seq[Any]] = JavaPaimon.sorted(spark.sql(query).collect().toSeq.map(_.toSeq))
+
+  /** The UnsupportedFeatureException somewhere in what `body` throws (Spark may wrap it). */
+  private def refusal(body: => Any): UnsupportedFeatureException = {
+    val thrown = intercept[Throwable](body)
+    Iterator.iterate[Throwable](thrown)(_.getCause).takeWhile(_ != null)
+      .collectFirst { case e: UnsupportedFeatureException => e }
+      .getOrElse(fail(s"not refused as an unsupported feature: $thrown", thrown))
+  }
+
+  /** Every file under `dirs` with its size and modification time. */
+  private def files(dirs: Path*): Map[String, (Long, Long)] = dirs.flatMap { dir =>
+    Files.walk(dir).iterator().asScala.filter(Files.isRegularFile(_))
+      .map(p => p.toString -> (Files.size(p), Files.getLastModifiedTime(p).toMillis))
+  }.toMap
+
+  private def tableDir(name: String): Path = warehouse.resolve("default.db").resolve(name.stripPrefix("default."))
+
+  /** `body` is refused naming `table` and `feature`, and changes no file of the table (nor `also`). */
+  private def refused(table: FeatureTable, feature: String, also: Path*)(body: String => Any): Unit = {
+    val before = files(tableDir(table.name) +: also: _*)
+    val e = refusal(body(s"paimon.${table.name}"))
+    assert(e.value == feature, e.getMessage)
+    assert(e.getMessage.contains(table.name.stripPrefix("default.")), e.getMessage)
+    assert(files(tableDir(table.name) +: also: _*) == before, "a refused statement changed files")
+  }
+
+  private def read(t: String) = spark.sql(s"SELECT * FROM $t").collect()
+  private def insert(values: String)(t: String) = spark.sql(s"INSERT INTO $t VALUES $values").collect()
+
+  test("deleted rows never come back: an append table with deletion vectors is refused on read, stream and write") {
+    val t = tables.dvAppend()
+    assert(java.rows(t.name).size == t.javaRowCount && t.javaRowCount < 1200)
+    refused(t, "DELETION_VECTORS")(read)
+    refused(t, "DELETION_VECTORS")(name => spark.sql(s"SELECT count(*) FROM $name WHERE id < 10").collect())
+    refused(t, "DELETION_VECTORS")(insert("(5000, 'ours')"))
+    refused(t, "DELETION_VECTORS")(name => spark.sql(s"DELETE FROM $name WHERE id = 1"))
+    refused(t, "DELETION_VECTORS")(name => spark.sql(s"CALL paimon.sys.compact(table => '${name.stripPrefix("paimon.")}')"))
+    refused(t, "DELETION_VECTORS") { name =>
+      val query = spark.readStream.table(name).writeStream.format("memory").queryName("dv_stream")
+        .trigger(Trigger.AvailableNow()).start()
+      try query.processAllAvailable() finally query.stop()
+      query.exception.foreach(throw _)
+    }
+  }
+
+  // What each table has, how to build it, the feature a refusal names, and a row to insert.
+  private val refusedOnReadAndWrite: Seq[(String, () => FeatureTable, String, String)] = Seq(
+    ("a primary-key table with deletion vectors", () => tables.dvPrimaryKey(), "DELETION_VECTORS", "(5000, 'ours')"),
+    ("ORC files in an append table", () => tables.orcAppend(), "file.format", "(5000, 'ours')"),
+    ("ORC files in a primary-key table", () => tables.orcPrimaryKey(), "file.format", "(5000, 'ours')"),
+    ("Avro files", () => tables.avroAppend(), "file.format", "(5000, 'ours')"),
+    ("files holding some of a row's columns (data evolution)", () => tables.dataEvolution(), "data-evolution.enabled",
+      "(5000, 'ours', 'note')"),
+    ("postpone-bucket files, which Java's readers skip,", () => tables.postponePrimaryKey(), "bucket", "(5000, 'ours')"),
+    ("an index type this engine does not know (a btree global index)", () => tables.unknownIndex(), "btree",
+      "(5000, 'ours')"))
+
+  refusedOnReadAndWrite.foreach { case (what, make, feature, row) =>
+    test(s"$what: refused on read and write") {
+      val t = make()
+      refused(t, feature)(read)
+      refused(t, feature)(insert(row))
+    }
+  }
+
+  test("BLOB and VARIANT columns are refused when the table is loaded") {
+    val (blob, variant) = (tables.blobTable(), tables.variantTable())
+    refused(blob, "BLOB")(read)
+    refused(blob, "BLOB")(t => spark.sql(s"INSERT INTO $t SELECT 5, 'x', NULL"))
+    refused(variant, "VARIANT")(read)
+    refused(variant, "VARIANT")(t => spark.sql(s"INSERT INTO $t SELECT 5, NULL"))
+  }
+
+  test("data files elsewhere, row ids and the mod bucket function read as Java reads them; writes are refused") {
+    val external = tables.externalPaths(outside)
+    assert(ours(s"SELECT * FROM paimon.${external.name}") == java.rows(external.name))
+    refused(external, "data-file.external-paths", outside)(insert("(5000, 'ours')"))
+
+    val tracked = tables.rowTracking()
+    assert(ours(s"SELECT * FROM paimon.${tracked.name}") == java.rows(tracked.name))
+    refused(tracked, "row-tracking.enabled")(insert("(5000, 'ours')"))
+
+    // The default hash would look for these keys in other buckets: a point read must still find each.
+    val mod = tables.modBucket()
+    assert(ours(s"SELECT * FROM paimon.${mod.name}") == java.rows(mod.name))
+    tables.modBucketIds.foreach { id =>
+      assert(ours(s"SELECT * FROM paimon.${mod.name} WHERE id = $id") == Seq(Seq(id, s"row-$id")), s"key $id")
+    }
+    refused(mod, "bucket-function.type")(insert("(5000, 'ours')"))
+  }
+}
