@@ -40,7 +40,7 @@ test: $(VENV)/.installed
 	$(SBT) engine/package engine/publishM2 engine/test; echo $$? > .scala-status
 	mkdir -p $(dir $(JAR)) && cp target/paimon-spark.jar $(JAR)
 	$(PY) -m pytest tests -q --junitxml=test-reports/pytest.xml; echo $$? > .pytest-status
-	$(PY) tests/summarize.py test-reports .scala-status .pytest-status
+	$(PY) tests/support/summarize.py test-reports .scala-status .pytest-status
 
 test-scala: $(VENV)/.installed
 	$(SBT) engine/test

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Iterator
 
@@ -13,6 +14,10 @@ from pyspark.sql import SparkSession
 from paimon_spark import configure_spark_with_paimon
 
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+
+# Helpers and the scripts other processes run (workers, session fixtures) live in tests/support.
+SUPPORT = Path(__file__).resolve().parent / "support"
+sys.path.insert(0, str(SUPPORT))
 
 
 def new_session(warehouse: Path, master: str = "local[2]", **conf: str) -> SparkSession:

@@ -8,9 +8,9 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import commit_kinds, oracle_rows, table_dir
+from conftest import SUPPORT, commit_kinds, oracle_rows, table_dir
 
-WRITER = str(Path(__file__).resolve().parent / "concurrent_writer.py")
+WRITER = str(SUPPORT / "concurrent_writer.py")
 
 
 def start_writer(warehouse, table, writer_id, commits, go_file, rows_per_commit=1):

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import rows, table_dir
+from conftest import SUPPORT, rows, table_dir
 from history_util import snapshot_ids, snapshot_json
 from paimon_spark import VersionNotFoundError
 
-WORKER = str(Path(__file__).resolve().parent / "stream_worker.py")
+WORKER = str(SUPPORT / "stream_worker.py")
 
 
 class Batches:
@@ -283,7 +283,7 @@ def test_a_pipeline_killed_twice_keeps_an_exact_aggregate(spark, tmp_path, wareh
               "('primary-key' = 'customer', 'bucket' = '1', 'merge-engine' = 'aggregation', "
               "'fields.amount.aggregate-function' = 'sum', 'rowkind.field' = 'rowkind')")
     checkpoint = str(tmp_path / "pipeline")
-    worker_script = str(Path(__file__).resolve().parent / "pipeline_worker.py")
+    worker_script = str(SUPPORT / "pipeline_worker.py")
 
     def start(mode: str) -> subprocess.Popen:
         return subprocess.Popen([sys.executable, worker_script, str(warehouse), checkpoint, mode],

@@ -10,21 +10,11 @@ import time
 import pytest
 
 from conftest import oracle_rows, rows, table_dir
-from history_util import data_files, hint, listing, manifest_files, snapshot_ids, snapshot_json, utc_seconds_text, \
-    utc_text
+from history_util import (call, data_files, hint, listing, manifest_files, snapshot_ids, snapshot_json, utc,
+                          utc_seconds_text, utc_text)
 from paimon_spark import InvalidOptionError, VersionNotFoundError
 
-
-@pytest.fixture(scope="module", autouse=True)
-def utc(spark):
-    spark.conf.set("spark.sql.session.timeZone", "UTC")
-    yield
-    spark.conf.unset("spark.sql.session.timeZone")
-
-
-def call(spark, procedure, **args):
-    text = ", ".join(f"{k} => {v!r}" if isinstance(v, str) else f"{k} => {v}" for k, v in args.items())
-    return [tuple(r) for r in spark.sql(f"CALL paimon.sys.{procedure}({text})").collect()]
+pytestmark = pytest.mark.usefixtures("utc")
 
 
 def in_a_minute():

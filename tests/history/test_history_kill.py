@@ -2,7 +2,7 @@
 
 A table gets many commits (appends and overwrites over eight partitions, written with pypaimon
 because it commits in a tenth of the time a Spark statement takes; the engine under test only
-expires and rolls back). A separate process (tests/history_worker.py, its own SparkSession on the
+expires and rolls back). A separate process (tests/support/history_worker.py, its own SparkSession on the
 same warehouse) runs the procedure under strace, which delays every unlink by DELAY_MS so that each
 phase lasts long enough to be hit, and this process kills it, JVM and all, with SIGKILL as soon as
 inotify reports the n-th deletion of the kind that marks a phase: a data file, a manifest, a
@@ -43,9 +43,9 @@ import pyarrow as pa
 import pytest
 
 import history_files
-from conftest import table_dir
+from conftest import SUPPORT, table_dir
 
-WORKER = str(Path(__file__).resolve().parent / "history_worker.py")
+WORKER = str(SUPPORT / "history_worker.py")
 PARTITIONS = 8
 COMMITS = 30
 DELAY_MS = 20

@@ -11,20 +11,15 @@ import os
 import pytest
 
 from conftest import rows, table_dir
-from history_util import data_files, oracle_system_rows, snapshot_ids, snapshot_json
+from history_util import data_files, oracle_system_rows, snapshot_ids, snapshot_json, utc
 from paimon_spark import InvalidIdentifierError, PaimonError
 from pyspark.errors import AnalysisException
+
+pytestmark = pytest.mark.usefixtures("utc")
 
 SNAPSHOT_COLUMNS = ["snapshot_id", "schema_id", "commit_user", "commit_identifier", "commit_kind", "commit_time",
                     "base_manifest_list", "delta_manifest_list", "changelog_manifest_list", "total_record_count",
                     "delta_record_count", "changelog_record_count", "watermark", "next_row_id"]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def utc(spark):
-    spark.conf.set("spark.sql.session.timeZone", "UTC")
-    yield
-    spark.conf.unset("spark.sql.session.timeZone")
 
 
 def utc_time(millis):

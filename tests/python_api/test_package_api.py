@@ -10,7 +10,7 @@ import paimon_spark
 from paimon_spark.builder import PaimonTableBuilder
 from paimon_spark.merge import PaimonMergeBuilder
 
-PACKAGE = Path(__file__).resolve().parent.parent / "python" / "paimon_spark"
+PACKAGE = Path(__file__).resolve().parents[2] / "python" / "paimon_spark"
 
 
 def test_package_is_mypy_strict_clean():

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sessions import connect_server, mode, spark, warehouse  # noqa: F401 - the classic and Connect session fixtures
 
-GUIDE = Path(__file__).resolve().parent.parent / "docs" / "python.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "python.md"
 
 
 def tutorial_blocks() -> list[str]:

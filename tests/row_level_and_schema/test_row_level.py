@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pyspark.errors import AnalysisException
 
-from conftest import commit_kinds, oracle_rows, rows
+from conftest import SUPPORT, commit_kinds, oracle_rows, rows
 from paimon_spark import CommitConflictError, InvalidDataError, UnsupportedFeatureError
 
 T = "paimon.default.{}"
@@ -98,7 +98,7 @@ def test_two_processes_changing_the_same_file_one_fails_and_no_update_is_lost(sp
     assert len(files(spark, "race")) == 1
     go = tmp_path / "go"
     worker = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve().parent / "dml_worker.py"), str(warehouse), str(go),
+        [sys.executable, str(SUPPORT / "dml_worker.py"), str(warehouse), str(go),
          "UPDATE paimon.default.race SET v = 'other process' WHERE id = 1"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     deadline = time.time() + 180

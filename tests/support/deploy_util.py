@@ -16,7 +16,7 @@ import pytest
 
 from paimon_spark import __version__
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parent.parent.parent
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
 DOCKER_BIN = REPO / "docker" / "bin"
 CLUSTER_JOB = REPO / "docker" / "jobs" / "cluster_job.py"

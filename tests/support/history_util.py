@@ -6,7 +6,23 @@ import datetime as dt
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import table_dir
+
+
+@pytest.fixture(scope="module")
+def utc(spark):
+    """The session's time zone set to UTC while a module runs (import it, then use it as a fixture)."""
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    yield
+    spark.conf.unset("spark.sql.session.timeZone")
+
+
+def call(spark, procedure: str, **args) -> list[tuple]:
+    """`CALL paimon.sys.<procedure>(name => value, ...)`, its rows as tuples."""
+    text = ", ".join(f"{k} => {v!r}" if isinstance(v, str) else f"{k} => {v}" for k, v in args.items())
+    return [tuple(r) for r in spark.sql(f"CALL paimon.sys.{procedure}({text})").collect()]
 
 
 def snapshot_dir(warehouse: Path, name: str, branch: str | None = None) -> Path:

@@ -8,7 +8,7 @@ given read limit, then exits; the parent may kill it half way.
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from conftest import new_session  # noqa: E402
 
 

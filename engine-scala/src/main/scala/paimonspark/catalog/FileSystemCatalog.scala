@@ -1,10 +1,11 @@
-package paimonspark.table
+package paimonspark.catalog
 
 import org.apache.hadoop.fs.Path
 
 import paimonspark.{CommitConflictException, InvalidIdentifierException, PaimonException, TableNotFoundException}
 import paimonspark.format.{TablePaths, TableSchema}
 import paimonspark.fs.FileIO
+import paimonspark.table.{FileStoreTable, SchemaManager}
 
 /**
  * Paimon's filesystem catalog: a database is a directory `<warehouse>/<db>.db`, a table is a

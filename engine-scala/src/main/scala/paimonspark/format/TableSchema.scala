@@ -25,7 +25,6 @@ final case class TableSchema(
   /** Columns stored in data files but not partition columns. */
   def nonPartitionFields: Seq[DataField] = fields.filterNot(f => partitionKeys.contains(f.name))
 
-
   def partitionRowType: Seq[DataType] = partitionFields.map(_.dataType)
 }
 

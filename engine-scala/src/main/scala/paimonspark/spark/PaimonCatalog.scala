@@ -6,17 +6,21 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchNamespaceException, NoSuchTableException, NonEmptyNamespaceException, TableAlreadyExistsException}
+import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchNamespaceException,
+  NoSuchTableException, NonEmptyNamespaceException, TableAlreadyExistsException}
 import org.apache.spark.sql.connector.catalog._
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.{InvalidIdentifierException, InvalidOptionException, UnsupportedFeatureException}
+import paimonspark.catalog.FileSystemCatalog
 import paimonspark.format.TablePaths
 import paimonspark.fs.{FileIO, HadoopConf}
+import paimonspark.spark.catalog.{PaimonFunctions, TableChanges, TableLoading, TableName}
 import paimonspark.spark.procedures.PaimonProcedures
-import paimonspark.table.{FileStoreTable, FileSystemCatalog, SchemaChanges}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.schema.SchemaChanges
 
 /**
  * The Spark catalog over a Paimon filesystem warehouse, registered as
@@ -99,7 +103,7 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
     catalog.tableExists(db, TableName.parse(t).table)
   }
 
-  override protected def open(ident: Identifier, travel: Option[paimonspark.table.TimeTravel],
+  override protected def open(ident: Identifier, travel: Option[paimonspark.table.scan.TimeTravel],
       options: CaseInsensitiveStringMap): Table = {
     val (db, t) = parts(ident)
     val name = TableName.parse(t)

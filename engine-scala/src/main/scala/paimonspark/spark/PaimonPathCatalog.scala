@@ -15,8 +15,10 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import paimonspark.{InvalidIdentifierException, UnsupportedFeatureException}
 import paimonspark.format.TablePaths
 import paimonspark.fs.{FileIO, HadoopConf}
+import paimonspark.spark.catalog.{PaimonFunctions, TableChanges, TableLoading, TableName}
 import paimonspark.spark.procedures.PaimonProcedures
-import paimonspark.table.{FileStoreTable, SchemaChanges, SchemaManager}
+import paimonspark.table.{FileStoreTable, SchemaManager}
+import paimonspark.table.schema.SchemaChanges
 
 /**
  * A catalog whose table names are paths (`paimon_path.`/data/t``). Path-based DataFrame writes go
@@ -63,7 +65,7 @@ class PaimonPathCatalog extends TableLoading with PaimonFunctions with PaimonPro
     case _ => throw new InvalidIdentifierException(name, s"'$name' is a system table; procedures take a table or a branch")
   }
 
-  override protected def open(ident: Identifier, travel: Option[paimonspark.table.TimeTravel],
+  override protected def open(ident: Identifier, travel: Option[paimonspark.table.scan.TimeTravel],
       options: CaseInsensitiveStringMap): Table = {
     val (dir, name) = resolve(ident).getOrElse(throw new NoSuchTableException(Seq(ident.name())))
     SparkTable.open(FileStoreTable.load(io, dir), name, ident.name(), travel, options)

@@ -7,6 +7,8 @@ import org.apache.spark.sql.connector.catalog._
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import paimonspark.spark.catalog.PaimonFunctions
+
 /**
  * A replacement for `spark_catalog` that keeps Spark's own tables working and adds Paimon tables:
  * `CREATE TABLE t (...) USING paimon` goes to the Paimon warehouse, everything else to Spark's

@@ -15,6 +15,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.{CommitConflictException, UnsupportedFeatureException}
 import paimonspark.fs.{FileIO, HadoopConf}
+import paimonspark.spark.catalog.TableName
 import paimonspark.spark.extensions.MergeSchemaWrites
 import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder}
 import paimonspark.table.FileStoreTable

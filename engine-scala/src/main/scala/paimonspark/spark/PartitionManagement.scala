@@ -9,7 +9,9 @@ import org.apache.spark.sql.connector.catalog.SupportsAtomicPartitionManagement
 import org.apache.spark.sql.types.StructType
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.table.{DataSplit, FileStoreTable, OverwriteScope, Predicate}
+import paimonspark.table.{FileStoreTable, Predicate}
+import paimonspark.table.scan.{DataSplit, ScanPlanner}
+import paimonspark.table.write.OverwriteScope
 
 /**
  * Partition DDL as Paimon's filesystem catalog has it. A partition exists through its live files
@@ -73,5 +75,6 @@ trait PartitionManagement extends SupportsAtomicPartitionManagement {
     }.reduceOption[Predicate](Predicate.And)
   }
 
-  private def splits(filter: Option[Predicate]): Seq[DataSplit] = store.newScan().plan(store.currentSnapshot(), filter)
+  private def splits(filter: Option[Predicate]): Seq[DataSplit] =
+    new ScanPlanner(store).plan(store.currentSnapshot(), filter)
 }

@@ -8,7 +8,7 @@ import org.apache.spark.sql.types.{StructField, StructType}
 
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format.{SparkTypes, TableSchema}
-import paimonspark.table.SchemaChanges
+import paimonspark.table.schema.SchemaChanges
 
 /** Turns Spark's CREATE TABLE arguments into a Paimon schema, and a schema back into Spark's view. */
 object SparkSchemas {

@@ -12,17 +12,23 @@ import org.apache.spark.sql.connector.catalog.TableCapability._
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.expressions.filter.{Predicate => SparkPredicate}
-import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperationBuilder, RowLevelOperationInfo, WriteBuilder}
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperationBuilder, RowLevelOperationInfo,
+  WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
-import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder, DiffScanBuilder, FilePathColumn, PaimonMicroBatchStream,
-  PaimonScanBuilder, StreamableScanBuilder}
+import paimonspark.spark.catalog.TableName
+import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder, DiffScanBuilder, FilePathColumn,
+  PaimonMicroBatchStream, PaimonScanBuilder, StreamableScanBuilder}
 import paimonspark.spark.system.SystemTables
-import paimonspark.spark.write.{CopyOnWriteOperation, KeyDeltaOperation, PaimonWriteBuilder, PartitionPredicates}
-import paimonspark.table.{ChangeRange, ChangeRead, ChangeScanMode, CommitChanges, DynamicOptions, FileStoreTable, KeyLayout,
-  OverwriteScope, TableFeatures, TimeTravel}
+import paimonspark.spark.write.{CopyOnWriteOperation, KeyDeltaOperation, PaimonWriteBuilder, PartitionPredicates,
+  WriteEvolution}
+import paimonspark.table.{FileStoreTable, KeyLayout, TableFeatures}
+import paimonspark.table.changes.{ChangeRange, ChangeRead, ChangeScanMode, CommitChanges}
+import paimonspark.table.options.DynamicOptions
+import paimonspark.table.scan.TimeTravel
+import paimonspark.table.write.{OverwriteScope, TableCommit}
 
 /**
  * A Paimon table as Spark sees it. A table opened by path (`spark.read.format("paimon")`) does not
@@ -135,7 +141,7 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
 
   /** One OVERWRITE commit removing the files in `scope`, reading and writing no data. */
   override protected def dropFiles(scope: OverwriteScope): Unit =
-    store.newCommit(java.util.UUID.randomUUID().toString).commit(Nil, Some(scope))
+    new TableCommit(store, java.util.UUID.randomUUID().toString).commit(Nil, Some(scope))
 }
 
 object SparkTable {
@@ -157,7 +163,7 @@ object SparkTable {
     name.system match {
       case Some(kind) => SystemTables.load(kind, onBranch, point, displayName)
       case None if changelog => SystemTables.load("audit_log", onBranch, point, displayName)
-      case None => new SparkTable(point.fold(onBranch)(onBranch.travelTo), displayName, pathBased)
+      case None => new SparkTable(point.fold(onBranch)(TimeTravel.travel(onBranch, _)), displayName, pathBased)
     }
   }
 
@@ -167,7 +173,7 @@ object SparkTable {
     if (store.pinned.isDefined) store
     else {
       val onBranch = Option(options.get(BranchOption)).fold(store)(store.branch)
-      TimeTravel.fromOptions(k => Option(options.get(k)), zone).fold(onBranch)(onBranch.travelTo)
+      TimeTravel.fromOptions(k => Option(options.get(k)), zone).fold(onBranch)(TimeTravel.travel(onBranch, _))
     }
   }
 

@@ -1,6 +1,6 @@
 package paimonspark.table
 
-import paimonspark.{InvalidOptionException, BranchNotFoundException, VersionAlreadyExistsException}
+import paimonspark.{BranchNotFoundException, InvalidOptionException, VersionAlreadyExistsException}
 import paimonspark.format.TablePaths
 import paimonspark.fs.FileIO
 

@@ -53,11 +53,6 @@ final class FileStoreTable(val io: FileIO, val paths: TablePaths, val schema: Ta
   /** This branch at its latest schema and snapshot, undoing a pin. */
   def latest: FileStoreTable = if (pinned.isEmpty) this else new FileStoreTable(io, paths, schemaManager.latestOrFail())
 
-  /** This table as of a point of its history (the latest compaction of an empty table is the table). */
-  def travelTo(point: TimeTravel): FileStoreTable =
-    if (point == TimeTravel.LatestCompacted && snapshotManager.latestId().isEmpty) this
-    else pinnedTo(TimeTravel.resolve(this, point))
-
   /** Another branch of this table, at its latest schema. */
   def branch(name: String): FileStoreTable = {
     if (name == paths.branch) this
@@ -69,10 +64,6 @@ final class FileStoreTable(val io: FileIO, val paths: TablePaths, val schema: Ta
   }
 
   def newManifestStore(): ManifestStore = new ManifestStore(io, paths, schema)
-  def newScan(): ScanPlanner = new ScanPlanner(this)
-  /** A planner of which files a snapshot holds, for metadata: it reads no data, so no feature stops it. */
-  def newMetadataScan(): ScanPlanner = new ScanPlanner(this, checksFeatures = false)
-  def newCommit(commitUser: String): TableCommit = new TableCommit(this, commitUser)
 
   def isPrimaryKeyTable: Boolean = schema.primaryKeys.nonEmpty
 

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets.UTF_8
 import paimonspark.TableNotFoundException
 import paimonspark.format.{SchemaJson, TablePaths, TableSchema}
 import paimonspark.fs.FileIO
+import paimonspark.table.options.PaimonOptions
 
 /** Reads and publishes the versions `schema/schema-N` of one table. */
 final class SchemaManager(io: FileIO, paths: TablePaths) extends Serializable {

@@ -2,6 +2,7 @@ package paimonspark.table
 
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format._
+import paimonspark.table.options.{Access, PaimonOptions}
 
 /**
  * The features of Paimon a table may use that this engine does not implement, looked for wherever

@@ -3,6 +3,10 @@ package paimonspark.table
 import paimonspark.InvalidOptionException
 import paimonspark.format.StatsMode
 import paimonspark.lsm.UniversalCompaction
+import paimonspark.table.options.{DurationText, MemorySize, PaimonOptions}
+
+/** What to keep when expiring snapshots: Paimon's `snapshot.*` retention options, or a procedure's arguments. */
+final case class ExpireConfig(retainMin: Int, retainMax: Int, olderThanMillis: Long, maxDeletes: Int)
 
 /**
  * Typed access to a table's options (the `options` of its schema, fallback keys resolved), with

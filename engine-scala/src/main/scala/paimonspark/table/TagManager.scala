@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.time.{Duration, LocalDateTime}
 
 import paimonspark.{InvalidOptionException, TagNotFoundException, VersionAlreadyExistsException}
-import paimonspark.format.{Snapshot, Tag, TagJson, TablePaths}
+import paimonspark.format.{Snapshot, TablePaths, Tag, TagJson}
 import paimonspark.fs.FileIO
 
 /**

@@ -1,4 +1,4 @@
-package paimonspark.spark
+package paimonspark.spark.catalog
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException

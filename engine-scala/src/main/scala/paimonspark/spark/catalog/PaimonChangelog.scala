@@ -1,4 +1,4 @@
-package paimonspark.spark
+package paimonspark.spark.catalog
 
 import scala.jdk.CollectionConverters._
 
@@ -8,8 +8,11 @@ import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.SnapshotNotFoundException
+import paimonspark.spark.SparkTable
 import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder}
-import paimonspark.table.{ChangeRange, ChangeScanMode, CommitChanges, FileStoreTable, ScanMode, TimeTravel}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.changes.{ChangeRange, ChangeScanMode, CommitChanges}
+import paimonspark.table.scan.{ScanMode, TimeTravel}
 
 /**
  * A table's changes as Spark's changelog API reads them (`CHANGES FROM VERSION ...`, `changes()`):

@@ -1,12 +1,13 @@
-package paimonspark.spark
+package paimonspark.spark.catalog
 
 import org.apache.spark.sql.connector.catalog.TableChange
 import org.apache.spark.sql.connector.catalog.TableChange.{ColumnPosition, First => SparkFirst, After => SparkAfter}
 
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format.{DataType, DataTypes, SparkTypes, TableSchema}
-import paimonspark.table.SchemaChange
-import paimonspark.table.SchemaChange._
+import paimonspark.spark.SparkSchemas
+import paimonspark.table.schema.SchemaChange
+import paimonspark.table.schema.SchemaChange._
 
 /** Spark's ALTER TABLE changes as Paimon schema changes, the way Paimon's own Spark catalog maps them. */
 object TableChanges {

@@ -1,9 +1,12 @@
-package paimonspark.spark
+package paimonspark.spark.catalog
 
 import scala.jdk.OptionConverters._
 
-import org.apache.spark.sql.connector.catalog.{Changelog, ChangelogContext, Identifier, Table, TableCatalog, TableContext, TimeTravel}
+import org.apache.spark.sql.connector.catalog.{Changelog, ChangelogContext, Identifier, Table, TableCatalog,
+  TableContext, TimeTravel}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import paimonspark.spark.SparkTable
 
 /**
  * The four ways Spark asks a catalog for a table (plain, `VERSION AS OF`, `TIMESTAMP AS OF`, and
@@ -12,13 +15,14 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  */
 trait TableLoading extends TableCatalog {
   /** The table, branch or system table `ident` names, at `travel` or as the read options say. */
-  protected def open(ident: Identifier, travel: Option[paimonspark.table.TimeTravel], options: CaseInsensitiveStringMap): Table
+  protected def open(ident: Identifier, travel: Option[paimonspark.table.scan.TimeTravel],
+      options: CaseInsensitiveStringMap): Table
 
   override def loadTable(ident: Identifier): Table = open(ident, None, CaseInsensitiveStringMap.empty())
 
   /** `VERSION AS OF`: a tag of that name, else a snapshot id. */
   override def loadTable(ident: Identifier, version: String): Table =
-    open(ident, Some(paimonspark.table.TimeTravel.Version(version)), CaseInsensitiveStringMap.empty())
+    open(ident, Some(paimonspark.table.scan.TimeTravel.Version(version)), CaseInsensitiveStringMap.empty())
 
   /** `TIMESTAMP AS OF`, in microseconds: the latest snapshot committed at or before it. */
   override def loadTable(ident: Identifier, timestamp: Long): Table =
@@ -40,7 +44,7 @@ trait TableLoading extends TableCatalog {
   /** Spark 4.3's one call for time travel and read options (`branch`, `scan.snapshot-id`, ...). */
   override def loadTable(ident: Identifier, context: TableContext, options: CaseInsensitiveStringMap): Table =
     open(ident, context.timeTravel().toScala.map {
-      case v: TimeTravel.AsOfVersion => paimonspark.table.TimeTravel.Version(v.version())
+      case v: TimeTravel.AsOfVersion => paimonspark.table.scan.TimeTravel.Version(v.version())
       case t: TimeTravel.AsOfTimestamp => SparkTable.atMicros(t.micros())
     }, options)
 }

@@ -1,4 +1,4 @@
-package paimonspark.spark
+package paimonspark.spark.catalog
 
 import paimonspark.InvalidIdentifierException
 

@@ -8,7 +8,8 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.paimon.CatalogLookup
 
-import paimonspark.spark.{SparkTable, WriteEvolution}
+import paimonspark.spark.SparkTable
+import paimonspark.spark.write.WriteEvolution
 import paimonspark.table.TableOptions
 
 /**

@@ -4,7 +4,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
 import paimonspark.InvalidOptionException
-import paimonspark.table.{FastForward, FileStoreTable}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.history.FastForward
 
 /** `CALL sys.create_branch(table => 'db.t', branch => 'b', tag => 'x')`: empty without `tag`. */
 final class CreateBranchProcedure(tables: String => FileStoreTable) extends BaseProcedure(tables) {

@@ -11,7 +11,8 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import paimonspark.InvalidOptionException
 import paimonspark.format.SparkTypes
-import paimonspark.spark.{CompactJob, LocalRows}
+import paimonspark.spark.LocalRows
+import paimonspark.spark.write.CompactJob
 import paimonspark.table.{FileStoreTable, Predicate}
 
 /**

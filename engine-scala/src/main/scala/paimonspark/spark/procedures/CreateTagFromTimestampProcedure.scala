@@ -5,7 +5,8 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import paimonspark.SnapshotNotFoundException
-import paimonspark.table.{DurationText, FileStoreTable}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.options.DurationText
 
 /**
  * `CALL sys.create_tag_from_timestamp(table, tag, timestamp, time_retained)`: tags the first

@@ -3,7 +3,9 @@ package paimonspark.spark.procedures
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
-import paimonspark.table.{DurationText, FileStoreTable, TimeTravel}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.options.DurationText
+import paimonspark.table.scan.TimeTravel
 
 /**
  * `CALL sys.create_tag(table => 'db.t', tag => 'x', snapshot => 5, time_retained => '1 d')` and

@@ -4,7 +4,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
 import paimonspark.InvalidOptionException
-import paimonspark.table.{FileStoreTable, TagDeletion}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.history.TagDeletion
 
 /** `CALL sys.delete_tag(table => 'db.t', tag => 'a,b')`: deletes tags, and the files only they kept. */
 final class DeleteTagProcedure(tables: String => FileStoreTable) extends BaseProcedure(tables) {

@@ -7,7 +7,9 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
 import paimonspark.InvalidOptionException
-import paimonspark.table.{ChangelogExpiry, ExpireConfig, FileStoreTable, SnapshotExpiry, TagDeletion, TimeTravel}
+import paimonspark.table.{ExpireConfig, FileStoreTable}
+import paimonspark.table.history.{ChangelogExpiry, SnapshotExpiry, TagDeletion}
+import paimonspark.table.scan.TimeTravel
 
 /**
  * What the expiry procedures share: `retain_max`, `retain_min`, `older_than` and `max_deletes`,

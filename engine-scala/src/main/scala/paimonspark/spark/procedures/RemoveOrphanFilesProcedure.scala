@@ -8,7 +8,9 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import paimonspark.InvalidOptionException
-import paimonspark.table.{FileStoreTable, OrphanFiles, TimeTravel}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.history.OrphanFiles
+import paimonspark.table.scan.TimeTravel
 
 /**
  * `CALL sys.remove_orphan_files(table => 'db.t', older_than => '2026-11-22 00:00:00', dry_run => true)`:

@@ -4,7 +4,9 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
 import paimonspark.InvalidOptionException
-import paimonspark.table.{FileStoreTable, Rollback, TimeTravel}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.history.Rollback
+import paimonspark.table.scan.TimeTravel
 
 /**
  * `CALL sys.rollback(table => 'db.t', version => '5')`: a snapshot id or a tag name (`snapshot =>`

@@ -11,7 +11,8 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import paimonspark.format.{KeyValueFields, SparkTypes, TableSchema}
 import paimonspark.lsm.KeyValue
-import paimonspark.table.{CommitChanges, FileStoreTable}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.changes.CommitChanges
 
 /** One commit's file of changes, with what every row read from it carries. */
 final case class ChangeFile(path: String, size: Long, schemaId: Long, partitionValues: InternalRow, snapshotId: Long,

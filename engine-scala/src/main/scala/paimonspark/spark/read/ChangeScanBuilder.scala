@@ -3,9 +3,10 @@ package paimonspark.spark.read
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.spark.SparkSchemas
 import paimonspark.format.Snapshot
-import paimonspark.table.{CommitChanges, FileStoreTable, Predicate, SnapshotDiff}
+import paimonspark.spark.SparkSchemas
+import paimonspark.table.{FileStoreTable, Predicate}
+import paimonspark.table.changes.{CommitChanges, SnapshotDiff}
 
 /** Builds a [[ChangeScan]] over the commits `plan` picks for the pushed filters. */
 final class ChangeScanBuilder(table: FileStoreTable, plan: Option[Predicate] => Seq[CommitChanges], added: ChangeColumns)

@@ -2,14 +2,16 @@ package paimonspark.spark.read
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
-import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, GenericInternalRow, JoinedRow, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, GenericInternalRow, JoinedRow, SortOrder,
+  UnsafeProjection}
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.connector.read._
 import org.apache.spark.sql.types.StructType
 
 import paimonspark.format.{DataFileMeta, DataFileReader, SparkTypes}
 import paimonspark.lsm.{IntegralKey, KeyValue, MergeEngineSpec, SortedRunMerge}
-import paimonspark.table.{BucketDiff, FileStoreTable, KeyLayout}
+import paimonspark.table.{FileStoreTable, KeyLayout}
+import paimonspark.table.changes.BucketDiff
 
 /**
  * One bucket's files on each side of a diff, with the snapshot its changes are reported under (a
@@ -29,7 +31,7 @@ object DiffSplit {
 
 /**
  * A batch read of the rows that differ between two states of a table, planned by
- * [[paimonspark.table.SnapshotDiff]]. With `$audit_log`'s column, each row is led by its kind:
+ * [[paimonspark.table.changes.SnapshotDiff]]. With `$audit_log`'s column, each row is led by its kind:
  * +I for a key (or, in an append table, a row) only the later state has, -U and +U for a key whose
  * row changed, -D for one only the earlier state has. Without it, the later state's rows of new
  * and changed keys, as Paimon's diff reads give them.

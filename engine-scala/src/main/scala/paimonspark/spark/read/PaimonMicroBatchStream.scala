@@ -6,7 +6,9 @@ import org.apache.spark.sql.connector.read.streaming._
 import paimonspark.InvalidOptionException
 import paimonspark.format.Json
 import paimonspark.spark.{SparkSchemas, SparkTable}
-import paimonspark.table.{FileStoreTable, PrimaryKeyWriter, StreamPiece, StreamPlanner, StreamPosition}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.changes.{StreamPiece, StreamPlanner, StreamPosition}
+import paimonspark.table.write.PrimaryKeyWriter
 
 /** A stream position as Spark checkpoints it. */
 final case class PaimonOffset(position: StreamPosition) extends Offset {

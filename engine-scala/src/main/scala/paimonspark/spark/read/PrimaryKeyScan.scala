@@ -9,7 +9,8 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import paimonspark.format.{DataField, DataFileMeta, KeyValueFields, SparkTypes}
 import paimonspark.lsm.{KeyRanges, KeyValue, MergeEngineSpec, SequenceRanges}
-import paimonspark.table.{DataSplit, FileStoreTable, KeyLayout, Predicate}
+import paimonspark.table.{FileStoreTable, KeyLayout, Predicate}
+import paimonspark.table.scan.DataSplit
 
 /**
  * A file merged on read. `sequence` stands in for its `_SEQUENCE_NUMBER` column, which is then not

@@ -12,7 +12,9 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.unsafe.types.UTF8String
 
 import paimonspark.format.{DataField, DataFileMeta, FileIdentifier, SparkTypes, TableSchema}
-import paimonspark.table.{DataSplit, FileStoreTable, Predicate, PrimaryKeyWriter}
+import paimonspark.table.{FileStoreTable, Predicate}
+import paimonspark.table.scan.{DataSplit, ScanPlanner}
+import paimonspark.table.write.PrimaryKeyWriter
 
 /**
  * What every scan of a table snapshot shares: the split of the requested columns into
@@ -39,7 +41,7 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
    * `buckets` given (as [[PrimaryKeyWriter.sequenceKey]] names them), when given, and the files
    * `fileFilter` keeps.
    */
-  private lazy val plannedSplits: Seq[DataSplit] = table.newScan().plan(table.currentSnapshot(), predicate)
+  private lazy val plannedSplits: Seq[DataSplit] = new ScanPlanner(table).plan(table.currentSnapshot(), predicate)
     .filter(s => buckets.forall(_.contains(PrimaryKeyWriter.sequenceKey(s.partitionBytes, s.bucket))))
     .map(s => s.copy(files = s.files.filter(fileFilter))).filter(_.files.nonEmpty)
 

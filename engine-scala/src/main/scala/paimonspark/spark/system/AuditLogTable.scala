@@ -11,7 +11,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.spark.SparkTable
 import paimonspark.spark.read.{ChangeColumns, ChangeScan, ChangeScanBuilder, PrimaryKeyScan, PushDownScanBuilder}
-import paimonspark.table.{CommitChanges, FileStoreTable}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.changes.CommitChanges
+import paimonspark.table.scan.ScanPlanner
 
 /**
  * `t$audit_log`: the table's rows led by their kind (`rowkind`: +I, -U, +U, -D). Over a range of
@@ -36,7 +38,7 @@ final class AuditLogTable(table: FileStoreTable, displayName: String) extends Ta
       if (at.isPrimaryKeyTable) new PrimaryKeyScan(at, required, pushed.toSeq, predicate, rowKind = true)
       else {
         val (snapshot, filter) = (at.currentSnapshot(), predicate)
-        new ChangeScan(at, () => snapshot.toSeq.map(s => CommitChanges(s, at.newScan().plan(Some(s), filter))),
+        new ChangeScan(at, () => snapshot.toSeq.map(s => CommitChanges(s, new ScanPlanner(at).plan(Some(s), filter))),
           ChangeColumns.AuditLog, required, pushed.toSeq)
       }
   }

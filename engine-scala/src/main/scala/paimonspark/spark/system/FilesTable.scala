@@ -9,7 +9,8 @@ import org.apache.spark.sql.catalyst.util.GenericArrayData
 import org.apache.spark.sql.types._
 
 import paimonspark.format.{BinaryRow, DataFileMeta, FileSource}
-import paimonspark.table.{DataSplit, FileStoreTable, KeyLayout}
+import paimonspark.table.{FileStoreTable, KeyLayout}
+import paimonspark.table.scan.{DataSplit, ScanPlanner}
 
 /**
  * `t$files`: the live data files of the current (or time-travelled) snapshot, from manifests only.
@@ -46,7 +47,8 @@ final class FilesTable(table: FileStoreTable, displayName: String) extends Syste
   override def rows(at: FileStoreTable, hints: FilterHints): Seq[InternalRow] = {
     val buckets = hints.ints("bucket")
     val partitions = hints.strings("partition")
-    at.newMetadataScan().plan(at.currentSnapshot(), None).filter(s => buckets.forall(_.contains(s.bucket))).flatMap { split =>
+    val splits = ScanPlanner.forMetadata(at).plan(at.currentSnapshot(), None)
+    splits.filter(s => buckets.forall(_.contains(s.bucket))).flatMap { split =>
       val partition = MetadataText.row(split.partitionBytes, partitionTypes)
       if (partitions.exists(p => !partition.exists(p.contains))) Nil
       else split.files.map(f => row(at, split, partition, f))

@@ -5,7 +5,8 @@ import java.time.{Instant, LocalDateTime, ZoneOffset}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
-import paimonspark.table.{DataSplit, FileStoreTable}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.scan.{DataSplit, ScanPlanner}
 
 /**
  * `t$partitions` (one row per partition) and `t$buckets` (one per partition and bucket): record
@@ -30,7 +31,8 @@ final class PartitionsTable(table: FileStoreTable, displayName: String, perBucke
     val types = at.schema.partitionRowType
     val wanted = hints.strings("partition")
     val buckets = hints.ints("bucket")
-    val splits = at.newMetadataScan().plan(at.currentSnapshot(), None).filter(s => buckets.forall(_.contains(s.bucket)))
+    val splits = ScanPlanner.forMetadata(at).plan(at.currentSnapshot(), None)
+      .filter(s => buckets.forall(_.contains(s.bucket)))
     // As Paimon's: `$buckets` prints the partition row (`{v1, v2}`), `$partitions` its spec (`k1=v1/k2=v2`).
     val text: Array[Byte] => Option[String] =
       if (perBucket) MetadataText.row(_, types)

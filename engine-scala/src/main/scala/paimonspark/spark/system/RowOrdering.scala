@@ -1,7 +1,8 @@
 package paimonspark.spark.system
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, Descending, InterpretedOrdering, NullsFirst, NullsLast, SortOrder => RowSortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, Descending, InterpretedOrdering,
+  NullsFirst, NullsLast, SortOrder => RowSortOrder}
 import org.apache.spark.sql.connector.expressions.{NamedReference, NullOrdering, SortDirection, SortOrder}
 import org.apache.spark.sql.types.StructType
 

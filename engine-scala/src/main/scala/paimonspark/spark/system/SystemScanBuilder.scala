@@ -3,7 +3,8 @@ package paimonspark.spark.system
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.expressions.{NamedReference, SortDirection, SortOrder}
-import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownFilters, SupportsPushDownRequiredColumns, SupportsPushDownTopN}
+import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownFilters, SupportsPushDownRequiredColumns,
+  SupportsPushDownTopN}
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 

@@ -4,7 +4,8 @@ import org.apache.spark.sql.connector.catalog.Table
 
 import paimonspark.InvalidIdentifierException
 import paimonspark.spark.SparkTable
-import paimonspark.table.{FileStoreTable, TimeTravel}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.scan.TimeTravel
 
 /** The system tables of a table (`t$snapshots`, ...), by Paimon's names. */
 object SystemTables {
@@ -30,6 +31,6 @@ object SystemTables {
   def load(kind: String, table: FileStoreTable, point: Option[TimeTravel], displayName: String): Table = {
     val build = all.getOrElse(kind, throw new InvalidIdentifierException(kind,
       s"$displayName: '$kind' is not a system table; there are ${names.mkString(", ")}"))
-    build(point.fold(table)(table.travelTo), displayName)
+    build(point.fold(table)(TimeTravel.travel(table, _)), displayName)
   }
 }

@@ -3,7 +3,8 @@ package paimonspark.spark.write
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory, WriterCommitMessage}
 
-import paimonspark.table.{AppendWriter, FileStoreTable, WrittenFiles}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.write.{AppendWriter, WrittenFiles}
 
 /** Creates the per-task writers of an append table. */
 final class AppendWriterFactory(table: FileStoreTable) extends DataWriterFactory {

@@ -1,4 +1,4 @@
-package paimonspark.spark
+package paimonspark.spark.write
 
 import java.nio.ByteBuffer
 import java.util.UUID
@@ -8,7 +8,8 @@ import scala.reflect.ClassTag
 import org.apache.spark.sql.SparkSession
 
 import paimonspark.spark.read.ParquetFileReader
-import paimonspark.table.{AppendCompaction, FileStoreTable, Predicate, TableCompaction, TableFeatures}
+import paimonspark.table.{FileStoreTable, Predicate, TableFeatures}
+import paimonspark.table.compact.{AppendCompaction, TableCompaction}
 
 /**
  * Compacts a table as a Spark job and commits one COMPACT snapshot. Primary-key tables: one task per

@@ -8,7 +8,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.spark.{SparkSchemas, SparkTable}
 import paimonspark.spark.read.{FilePathColumn, PaimonScan, PushDownScanBuilder}
-import paimonspark.table.OverwriteScope
+import paimonspark.table.write.OverwriteScope
 
 /**
  * DELETE, UPDATE and MERGE INTO on an append table, copy-on-write: Spark reads the files that may

@@ -11,8 +11,11 @@ import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactor
 
 import paimonspark.CommitConflictException
 import paimonspark.format.{ManifestEntry, SnapshotJson}
-import paimonspark.spark.{BucketFunction, CompactJob, SparkTable}
-import paimonspark.table.{Bucketing, ChangelogProducer, KeyLayout, OverwriteScope, PrimaryKeyWriter, WrittenFiles}
+import paimonspark.spark.SparkTable
+import paimonspark.spark.catalog.BucketFunction
+import paimonspark.table.KeyLayout
+import paimonspark.table.options.ChangelogProducer
+import paimonspark.table.write.{Bucketing, OverwriteScope, PrimaryKeyWriter, TableCommit, WrittenFiles}
 
 /** What one task wrote: the ADD entries of its data and changelog files, and its index changes. */
 final case class FilesWritten(files: WrittenFiles) extends WriterCommitMessage
@@ -75,8 +78,8 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
     val written = messages.toSeq.collect { case f: FilesWritten => f.files }
     val entries = written.flatMap(_.data)
     // What is replaced is decided only now: a copy-on-write scan may have narrowed its files at run time.
-    store.newCommit(commitUser).commit(entries, replaces.map(_()), written.flatMap(_.index), written.flatMap(_.changelog),
-      identifier)
+    new TableCommit(store, commitUser).commit(entries, replaces.map(_()), written.flatMap(_.index),
+      written.flatMap(_.changelog), identifier)
     if (entries.nonEmpty && !store.options.writeOnly) compactWritten(entries, identifier)
   }
 
@@ -97,7 +100,7 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
   }
 
   override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit =
-    if (store.newCommit(streamCommitUser).committed(epochId)) {
+    if (new TableCommit(store, streamCommitUser).committed(epochId)) {
       PaimonWrite.log.warn(s"Micro-batch $epochId of query $queryId is already committed to ${table.name()} " +
         "(a replay after a failure); its files are dropped")
       abort(messages)

@@ -5,7 +5,7 @@ import org.apache.spark.sql.connector.write._
 
 import paimonspark.UnsupportedFeatureException
 import paimonspark.spark.SparkTable
-import paimonspark.table.OverwriteScope
+import paimonspark.table.write.OverwriteScope
 
 /** Decides what a write replaces: nothing (append), everything, a static filter, or its own partitions. */
 final class PaimonWriteBuilder(table: SparkTable, queryId: String)

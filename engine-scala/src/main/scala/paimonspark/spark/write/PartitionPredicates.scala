@@ -4,7 +4,8 @@ import org.apache.spark.sql.connector.expressions.filter.{AlwaysTrue, Predicate 
 
 import paimonspark.format.TableSchema
 import paimonspark.spark.read.{FilterConverter, V2Filters}
-import paimonspark.table.{OverwriteScope, Predicate}
+import paimonspark.table.Predicate
+import paimonspark.table.write.OverwriteScope
 
 /**
  * Spark's predicates as the partitions they select, when they only compare partition columns with

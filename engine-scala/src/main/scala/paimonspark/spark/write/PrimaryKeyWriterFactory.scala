@@ -7,7 +7,8 @@ import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, Wr
 import paimonspark.InvalidDataException
 import paimonspark.format.SparkTypes
 import paimonspark.lsm.KeyValue
-import paimonspark.table.{Bucketing, FileStoreTable, PrimaryKeyWriter}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.write.{Bucketing, PrimaryKeyWriter}
 
 /**
  * Creates the per-task writers of a primary-key table; sequences and buckets are planned on the

@@ -1,10 +1,12 @@
-package paimonspark.spark
+package paimonspark.spark.write
 
 import org.apache.spark.sql.connector.catalog.TableChange
 import org.apache.spark.sql.internal.SQLConf
 
 import paimonspark.format.{AtomicType, DataType, DataTypes, TypeRoot}
-import paimonspark.table.{FileStoreTable, TableOptions, TypeCasts}
+import paimonspark.spark.catalog.TableChanges
+import paimonspark.table.{FileStoreTable, TableOptions}
+import paimonspark.table.schema.TypeCasts
 
 /** Whether a write evolves the schema, and which type changes it may make, by Paimon's merge rules. */
 object WriteEvolution {

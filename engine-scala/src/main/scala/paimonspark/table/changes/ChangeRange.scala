@@ -1,9 +1,12 @@
-package paimonspark.table
+package paimonspark.table.changes
 
 import java.time.{Instant, ZoneId}
 
 import paimonspark.{InvalidOptionException, SnapshotNotFoundException}
 import paimonspark.format.{CommitKind, Snapshot}
+import paimonspark.table.{FileStoreTable, Predicate}
+import paimonspark.table.options.ChangelogProducer
+import paimonspark.table.scan.{DataSplit, ScanMode, ScanPlanner, TimeTravel}
 
 /**
  * The commits of one branch after snapshot `startExclusive`, up to and including `endInclusive`,
@@ -14,8 +17,8 @@ final case class ChangeRange(startExclusive: Long, endInclusive: Long) {
 }
 
 object ChangeRange {
-  val BetweenKey = "incremental-between"
-  val BetweenTimestampKey = "incremental-between-timestamp"
+  val BetweenKey: String = ScanMode.IncrementalBetweenKey
+  val BetweenTimestampKey: String = ScanMode.IncrementalBetweenTimestampKey
   val ScanModeKey = "incremental-between-scan-mode"
   val Keys: Seq[String] = Seq(BetweenKey, BetweenTimestampKey)
 
@@ -169,7 +172,7 @@ object CommitChanges {
    * A snapshot of the range that expired meanwhile is an error naming the earliest retained one.
    */
   def plan(table: FileStoreTable, range: ChangeRange, mode: String, filter: Option[Predicate]): Seq[CommitChanges] = {
-    val planner = table.newScan()
+    val planner = new ScanPlanner(table)
     range.ids.flatMap { id =>
       val s = table.commitChanges(id).getOrElse(throw new SnapshotNotFoundException(snapshot = id.toString, message =
         s"table ${table.name}: snapshot $id of the range of changes expired while it was read; the earliest retained " +

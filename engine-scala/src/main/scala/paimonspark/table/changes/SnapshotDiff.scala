@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.changes
 
 import java.nio.ByteBuffer
 
@@ -6,6 +6,8 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 
 import paimonspark.format.{DataFileMeta, Snapshot}
 import paimonspark.lsm.{KeyRanges, MergeEngineSpec}
+import paimonspark.table.{FileStoreTable, KeyLayout, Predicate}
+import paimonspark.table.scan.ScanPlanner
 
 /** One (partition, bucket) whose files differ between two states, with the files each side reads. */
 final case class BucketDiff(partition: GenericInternalRow, partitionBytes: Array[Byte], bucket: Int,
@@ -21,7 +23,7 @@ final case class BucketDiff(partition: GenericInternalRow, partitionBytes: Array
  */
 object SnapshotDiff {
   def plan(table: FileStoreTable, start: Option[Snapshot], end: Option[Snapshot], filter: Option[Predicate]): Seq[BucketDiff] = {
-    val scan = table.newScan()
+    val scan = new ScanPlanner(table)
     // First-row tables show only files above level 0, as their reads do.
     val firstRow = table.isPrimaryKeyTable && MergeEngineSpec.of(table.name, table.schema).engine == "first-row"
     def byBucket(s: Option[Snapshot]) = scan.plan(s, filter)

@@ -1,10 +1,13 @@
-package paimonspark.table
+package paimonspark.table.changes
 
 import java.nio.ByteBuffer
 import java.time.{Instant, ZoneId}
 
 import paimonspark.{InvalidOptionException, SchemaMismatchException, SnapshotNotFoundException}
 import paimonspark.format.{CommitKind, DataFileMeta, FileKind, Snapshot}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.options.ChangelogProducer
+import paimonspark.table.scan.{DataSplit, ScanMode, ScanPlanner, TimeTravel}
 
 /**
  * Where a stream of a table stands: the next piece to read is piece `index` of snapshot
@@ -86,11 +89,12 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
         case ChangelogProducer.FullCompaction => split.copy(files = split.files.filter(_.level == top))
         case _ => split
       }
-      Some(ordered(table.newScan().plan(Some(s), None)).map(settled).filter(_.files.nonEmpty).map(StreamPiece(s, _, full = true)))
+      Some(ordered(new ScanPlanner(table).plan(Some(s), None)).map(settled).filter(_.files.nonEmpty)
+        .map(StreamPiece(s, _, full = true)))
     case Some(s) if readOverwrite && s.commitKind == CommitKind.Overwrite && table.isPrimaryKeyTable =>
       // As in Paimon, an overwrite's changes are what it removed against what it added, per bucket;
       // compared by key, so a key the overwrite kept unchanged is no change.
-      val scan = table.newScan()
+      val scan = new ScanPlanner(table)
       def byBucket(kind: Int) = scan.planDelta(s.deltaManifestList, kind, None)
         .map(split => (ByteBuffer.wrap(split.partitionBytes), split.bucket) -> split).toMap
       val (added, removed) = (byBucket(FileKind.Add), byBucket(FileKind.Delete))
@@ -100,7 +104,7 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
     case Some(s) =>
       val list = if (readOverwrite && s.commitKind == CommitKind.Overwrite) Some(s.deltaManifestList)
         else CommitChanges.list(s, mode)
-      Some(list.toSeq.flatMap(l => ordered(table.newScan().planAdded(l, None)))
+      Some(list.toSeq.flatMap(l => ordered(new ScanPlanner(table).planAdded(l, None)))
         .flatMap(split => split.files.map(f => StreamPiece(s, split.copy(files = Seq(f)), full = false))))
   }
 

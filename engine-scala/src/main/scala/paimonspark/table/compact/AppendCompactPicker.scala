@@ -1,8 +1,9 @@
-package paimonspark.table
+package paimonspark.table.compact
 
 import scala.collection.mutable.ArrayBuffer
 
 import paimonspark.format.DataFileMeta
+import paimonspark.table.TableOptions
 
 /**
  * Chooses which files of one partition of an append table (bucket-unaware) to rewrite, by the rules

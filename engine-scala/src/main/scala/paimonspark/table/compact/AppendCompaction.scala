@@ -1,9 +1,11 @@
-package paimonspark.table
+package paimonspark.table.compact
 
 import java.nio.ByteBuffer
 
-
 import paimonspark.format.{DataFileMeta, DataFileReader, FileKind, FileSource, ManifestEntry}
+import paimonspark.table.{FileStoreTable, Predicate}
+import paimonspark.table.scan.ScanPlanner
+import paimonspark.table.write.{AppendWriter, TableCommit}
 
 /** Small files of one partition of an append table, to be rewritten together in this order. */
 final case class AppendCompactTask(partition: Array[Byte], bucket: Int, files: Seq[DataFileMeta]) {
@@ -27,7 +29,7 @@ object AppendCompaction {
   def plan(table: FileStoreTable, filter: Option[Predicate], partitions: Option[Set[ByteBuffer]] = None)
       : Seq[AppendCompactTask] = {
     val picker = AppendCompactPicker.of(table.options)
-    table.newScan().plan(table.snapshotManager.latest(), filter)
+    new ScanPlanner(table).plan(table.snapshotManager.latest(), filter)
       .filter(split => partitions.forall(_.contains(ByteBuffer.wrap(split.partitionBytes))))
       .flatMap { split =>
         // Another engine's ORC or Avro files cannot be read here, so they stay as they are.
@@ -61,5 +63,5 @@ object AppendCompaction {
    * committed meanwhile do not conflict.
    */
   def commit(table: FileStoreTable, commitUser: String, results: Seq[AppendCompactResult]): Option[Long] =
-    table.newCommit(commitUser).compact(results.flatMap(_.task.replaced), results.flatMap(_.added))
+    new TableCommit(table, commitUser).compact(results.flatMap(_.task.replaced), results.flatMap(_.added))
 }

@@ -1,8 +1,12 @@
-package paimonspark.table
+package paimonspark.table.compact
 
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format.{DataFileMeta, DataFileReader, FileKind, ManifestEntry}
 import paimonspark.lsm.{ChangelogSettings, CompactUnit, Compactor, MergeEngineSpec, SortedRun}
+import paimonspark.table.{FileStoreTable, KeyLayout, Predicate}
+import paimonspark.table.options.ChangelogProducer
+import paimonspark.table.scan.ScanPlanner
+import paimonspark.table.write.{PrimaryKeyWriter, TableCommit}
 
 /**
  * One bucket's compaction: what to merge, into which level, and whether retractions may go; with
@@ -33,7 +37,7 @@ object TableCompaction {
     val picker = table.options.compaction
     val upLevel0 = MergeEngineSpec.of(table.location.toString, table.schema).engine == "first-row"
     val lookup = table.options.changelogProducer == ChangelogProducer.Lookup
-    table.newScan().plan(table.snapshotManager.latest(), filter)
+    new ScanPlanner(table).plan(table.snapshotManager.latest(), filter)
       .filter(s => buckets.forall(_.contains(PrimaryKeyWriter.sequenceKey(s.partitionBytes, s.bucket))))
       .flatMap { split =>
         val runs = SortedRun.of(split.files)
@@ -82,6 +86,6 @@ object TableCompaction {
 
   /** Commits the results as one COMPACT snapshot; on a conflict the new files are deleted again. */
   def commit(table: FileStoreTable, commitUser: String, results: Seq[CompactResult]): Option[Long] =
-    table.newCommit(commitUser).compact(results.flatMap(_.removed), results.flatMap(_.added),
+    new TableCommit(table, commitUser).compact(results.flatMap(_.removed), results.flatMap(_.added),
       results.flatMap(_.changelog))
 }

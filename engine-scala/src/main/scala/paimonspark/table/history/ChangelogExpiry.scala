@@ -1,6 +1,9 @@
-package paimonspark.table
+package paimonspark.table.history
 
 import org.apache.hadoop.fs.Path
+
+import paimonspark.table.{ExpireConfig, FileStoreTable}
+import paimonspark.table.options.ChangelogProducer
 
 /**
  * Expires the long-lived changelogs of one branch (`changelog/changelog-N`, left by snapshot

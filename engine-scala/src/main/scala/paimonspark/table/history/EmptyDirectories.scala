@@ -1,6 +1,8 @@
-package paimonspark.table
+package paimonspark.table.history
 
 import org.apache.hadoop.fs.Path
+
+import paimonspark.table.FileStoreTable
 
 /** `snapshot.clean-empty-directories`: bucket and partition directories left empty by deletions are removed. */
 object EmptyDirectories {

@@ -1,7 +1,6 @@
-package paimonspark.table
+package paimonspark.table.history
 
-/** What to keep when expiring snapshots: Paimon's `snapshot.*` retention options, or a procedure's arguments. */
-final case class ExpireConfig(retainMin: Int, retainMax: Int, olderThanMillis: Long, maxDeletes: Int)
+import paimonspark.table.ExpireConfig
 
 /**
  * Which snapshots an expiry removes, as Paimon decides it: never the newest `retainMin`; everything

@@ -1,7 +1,8 @@
-package paimonspark.table
+package paimonspark.table.history
 
 import paimonspark.{BranchNotFoundException, InvalidOptionException}
 import paimonspark.format.TablePaths
+import paimonspark.table.FileStoreTable
 
 /**
  * `fast_forward`: main takes a branch's history, as Paimon does it. From the branch's earliest

@@ -1,6 +1,7 @@
-package paimonspark.table
+package paimonspark.table.history
 
 import paimonspark.format.{Snapshot, TablePaths}
+import paimonspark.table.{FileStoreTable, SnapshotManager, TagManager}
 
 /**
  * The snapshots whose files a branch's expiry, tag deletion and rollback must keep besides its own

@@ -1,10 +1,11 @@
-package paimonspark.table
+package paimonspark.table.history
 
 import scala.collection.mutable
 
 import org.apache.hadoop.fs.{FileStatus, Path}
 
 import paimonspark.format.TablePaths
+import paimonspark.table.FileStoreTable
 
 /** A file under a table that nothing references. */
 final case class OrphanFile(path: Path, size: Long)

@@ -1,6 +1,7 @@
-package paimonspark.table
+package paimonspark.table.history
 
 import paimonspark.format.Snapshot
+import paimonspark.table.FileStoreTable
 
 /**
  * Rolls a branch back to a snapshot: later snapshots and tags are removed, then the files only they

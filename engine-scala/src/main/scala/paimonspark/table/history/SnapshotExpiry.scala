@@ -1,8 +1,10 @@
-package paimonspark.table
+package paimonspark.table.history
 
 import org.apache.hadoop.fs.Path
 
 import paimonspark.format.{FileSource, ManifestEntry}
+import paimonspark.table.{ExpireConfig, FileStoreTable}
+import paimonspark.table.options.ChangelogProducer
 
 /**
  * Expires the old snapshots of one branch, deleting exactly the files nothing retained needs.

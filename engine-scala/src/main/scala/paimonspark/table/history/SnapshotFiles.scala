@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.history
 
 import java.io.FileNotFoundException
 
@@ -7,6 +7,7 @@ import scala.collection.mutable
 import org.apache.hadoop.fs.Path
 
 import paimonspark.format.{FileKind, ManifestEntry, ManifestFileMeta, Snapshot}
+import paimonspark.table.FileStoreTable
 
 /**
  * The files snapshots reference, as paths: what expiry, tag deletion, rollback and orphan cleanup

@@ -1,8 +1,9 @@
-package paimonspark.table
+package paimonspark.table.history
 
 import java.time.{Instant, LocalDateTime, ZoneId}
 
 import paimonspark.format.Snapshot
+import paimonspark.table.{FileStoreTable, TableOptions}
 
 /**
  * `tag.automatic-creation` = `process-time` or `watermark`, checked after each commit as Paimon

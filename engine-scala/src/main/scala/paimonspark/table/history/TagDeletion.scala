@@ -1,6 +1,8 @@
-package paimonspark.table
+package paimonspark.table.history
 
 import java.time.{LocalDateTime, ZoneId}
+
+import paimonspark.table.FileStoreTable
 
 /**
  * Deletes tags with the files only they kept alive. The tag file goes first, so a process killed

@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.options
 
 /**
  * What a primary-key table writes as its changelog (`changelog-producer`), by Paimon's values:
@@ -13,7 +13,3 @@ object ChangelogProducer {
   val FullCompaction = "full-compaction"
   val All: Set[String] = Set(None, Input, Lookup, FullCompaction)
 }
-
-/** What one write task produced: data files, changelog files and the index files that changed. */
-final case class WrittenFiles(data: Seq[paimonspark.format.ManifestEntry], changelog: Seq[paimonspark.format.ManifestEntry],
-    index: Seq[IndexChange])

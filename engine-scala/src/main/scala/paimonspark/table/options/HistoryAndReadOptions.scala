@@ -1,6 +1,7 @@
-package paimonspark.table
+package paimonspark.table.options
 
-import paimonspark.table.OptionKind._
+import paimonspark.table.options.OptionKind._
+
 
 /** Paimon's options on snapshots, tags, consumers and reads, and those of its Spark connector. */
 private[table] object HistoryAndReadOptions extends OptionDeclarations {

@@ -1,7 +1,7 @@
-package paimonspark.table
+package paimonspark.table.options
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
-import paimonspark.table.OptionKind._
+import paimonspark.table.options.OptionKind._
 
 /**
  * How the lists of Paimon's options are written: one call per option saying what this engine does

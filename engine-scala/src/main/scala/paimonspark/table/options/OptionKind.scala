@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.options
 
 import paimonspark.InvalidOptionException
 

@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.options
 
 /**
  * Every option of Apache Paimon 1.4's `CoreOptions`, with what this engine does with it

@@ -1,6 +1,6 @@
-package paimonspark.table
+package paimonspark.table.options
 
-import paimonspark.table.OptionKind._
+import paimonspark.table.options.OptionKind._
 
 /** Paimon's options on merging keys, writing, compaction, changelogs and commits. */
 private[table] object ProcessingOptions extends OptionDeclarations {

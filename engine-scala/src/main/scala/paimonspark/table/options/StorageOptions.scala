@@ -1,7 +1,7 @@
-package paimonspark.table
+package paimonspark.table.options
 
 import paimonspark.format.{ParquetDataFile, StatsMode}
-import paimonspark.table.OptionKind._
+import paimonspark.table.options.OptionKind._
 
 /** Paimon's options on what a table is and how it lays out its files, indexes, manifests and partitions. */
 private[table] object StorageOptions extends OptionDeclarations {

@@ -1,8 +1,9 @@
-package paimonspark.table
+package paimonspark.table.scan
 
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 
 import paimonspark.format.{BinaryRow, BucketHash, TableSchema}
+import paimonspark.table.{KeyLayout, Predicate, TableOptions}
 
 /**
  * The buckets a filter can match in a table with fixed buckets: when it pins every bucket-key

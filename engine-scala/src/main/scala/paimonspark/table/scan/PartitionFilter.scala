@@ -1,8 +1,9 @@
-package paimonspark.table
+package paimonspark.table.scan
 
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 
 import paimonspark.format.TableSchema
+import paimonspark.table.{ColumnRange, Predicate, RangeFilter, ValueOrdering}
 
 /**
  * Predicates over a table's columns evaluated on partition values, which are known exactly: a

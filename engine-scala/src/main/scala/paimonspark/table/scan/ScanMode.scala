@@ -1,6 +1,7 @@
-package paimonspark.table
+package paimonspark.table.scan
 
 import paimonspark.InvalidOptionException
+import paimonspark.table.options.OptionKind
 
 /**
  * Paimon's `scan.mode`: where a read starts. `default` names the mode its start options imply, and
@@ -21,7 +22,10 @@ object ScanMode {
   private val TimestampKeys = Seq(TimeTravel.TimestampMillisKey, TimeTravel.TimestampKey, TimeTravel.TimestampAsOfKey)
   private val SnapshotKeys = Seq(TimeTravel.SnapshotIdKey, TimeTravel.TagNameKey, TimeTravel.VersionKey,
     TimeTravel.VersionAsOfKey)
-  private val IncrementalKeys = Seq(ChangeRange.BetweenKey, ChangeRange.BetweenTimestampKey)
+  /** The keys of a range of changes, read by the `incremental` mode (table.changes.ChangeRange). */
+  val IncrementalBetweenKey = "incremental-between"
+  val IncrementalBetweenTimestampKey = "incremental-between-timestamp"
+  private val IncrementalKeys = Seq(IncrementalBetweenKey, IncrementalBetweenTimestampKey)
 
   /** The mode read options ask for, `default` and `full` resolved; throws naming an option that does not fit it. */
   def of(options: String => Option[String]): String = {

@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.scan
 
 import scala.collection.mutable
 import scala.util.Try
@@ -6,6 +6,9 @@ import scala.util.Try
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 
 import paimonspark.format._
+import paimonspark.table.{ColumnRange, FileStoreTable, Predicate, TableFeatures}
+import paimonspark.table.options.Access
+import paimonspark.table.schema.StatsWidening
 
 /** The files of one (partition, bucket) to read, with the partition's values. */
 final case class DataSplit(partition: GenericInternalRow, partitionBytes: Array[Byte], bucket: Int, files: Seq[DataFileMeta])
@@ -120,4 +123,9 @@ final class ScanPlanner(table: FileStoreTable, checksFeatures: Boolean = true) {
         }
     }
   }
+}
+
+object ScanPlanner {
+  /** A planner of which files a snapshot holds, for metadata: it reads no data, so no feature stops it. */
+  def forMetadata(table: FileStoreTable): ScanPlanner = new ScanPlanner(table, checksFeatures = false)
 }

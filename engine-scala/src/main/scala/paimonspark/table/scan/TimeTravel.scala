@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.scan
 
 import java.time.{Instant, LocalDateTime, ZoneId}
 import java.time.format.DateTimeFormatter
@@ -7,6 +7,7 @@ import scala.util.Try
 
 import paimonspark.{InvalidOptionException, SnapshotNotFoundException}
 import paimonspark.format.{CommitKind, Snapshot}
+import paimonspark.table.FileStoreTable
 
 /** A point of a table's history to read, as Paimon's `scan.*` options and SQL's `AS OF` name one. */
 sealed trait TimeTravel
@@ -92,6 +93,11 @@ object TimeTravel {
       }
     }
   }
+
+  /** `table` as of a point of its history (the latest compaction of an empty table is the table). */
+  def travel(table: FileStoreTable, point: TimeTravel): FileStoreTable =
+    if (point == LatestCompacted && table.snapshotManager.latestId().isEmpty) table
+    else table.pinnedTo(resolve(table, point))
 
   /** The latest snapshot a compaction committed, among those retained. */
   def latestCompacted(table: FileStoreTable): Option[Snapshot] = {

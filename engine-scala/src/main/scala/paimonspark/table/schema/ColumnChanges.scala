@@ -1,8 +1,8 @@
-package paimonspark.table
+package paimonspark.table.schema
 
 import paimonspark.SchemaChangeException
 import paimonspark.format.{ArrayType, DataField, DataType, MapType, MultisetType, RowType, TableSchema}
-import paimonspark.table.SchemaChange._
+import paimonspark.table.schema.SchemaChange._
 
 /**
  * Applies column changes to a schema by Paimon's rules: fields keep their ids through renames,

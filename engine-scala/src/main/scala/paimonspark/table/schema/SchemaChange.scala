@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.schema
 
 import paimonspark.format.DataType
 

@@ -1,9 +1,12 @@
-package paimonspark.table
+package paimonspark.table.schema
 
 import paimonspark.{CommitConflictException, InvalidOptionException, UnsupportedFeatureException}
 import paimonspark.format.{AtomicType, DataField, DataTypes, TableSchema}
 import paimonspark.lsm.MergeEngineSpec
-import paimonspark.table.SchemaChange._
+import paimonspark.table.{FileStoreTable, KeyLayout, TableOptions}
+import paimonspark.table.options.PaimonOptions
+import paimonspark.table.schema.SchemaChange._
+
 
 /** Builds the first schema of a new table and the next version of an existing one. */
 object SchemaChanges {

@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.write
 
 import scala.collection.mutable.ArrayBuffer
 
@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
 
 import paimonspark.format._
+import paimonspark.table.FileStoreTable
 
 /**
  * Writes rows of an append table (no primary key, bucket-unaware) into Parquet data files, one

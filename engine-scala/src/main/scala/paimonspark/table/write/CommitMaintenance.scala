@@ -1,4 +1,7 @@
-package paimonspark.table
+package paimonspark.table.write
+
+import paimonspark.table.FileStoreTable
+import paimonspark.table.history.{ChangelogExpiry, SnapshotExpiry, TagAutoCreation, TagDeletion}
 
 /**
  * What runs after every commit unless `write-only`, in Paimon's order: automatic tags, expiry of

@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.write
 
 import scala.collection.mutable
 

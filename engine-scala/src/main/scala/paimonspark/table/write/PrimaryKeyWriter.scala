@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.write
 
 import scala.collection.mutable.ArrayBuffer
 
@@ -13,6 +13,9 @@ import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
 import paimonspark.InvalidDataException
 import paimonspark.format._
 import paimonspark.lsm.{DataFileSettings, KeyValue, KeyValueFileWriter, MergeEngineSpec, SortedRunMerge}
+import paimonspark.table.{FileStoreTable, KeyLayout}
+import paimonspark.table.options.ChangelogProducer
+import paimonspark.table.scan.ScanPlanner
 
 /**
  * The executor side of a write to a primary-key table, as Paimon's merge-tree writer does it: rows
@@ -228,7 +231,7 @@ object PrimaryKeyWriter {
 
   /** Each bucket's next sequence number, from the live files of the snapshot a write starts from. */
   def nextSequences(table: FileStoreTable): Map[String, Long] =
-    table.newScan().plan(table.snapshotManager.latest(), None).map { split =>
+    new ScanPlanner(table).plan(table.snapshotManager.latest(), None).map { split =>
       sequenceKey(split.partitionBytes, split.bucket) -> (split.files.map(_.maxSequenceNumber).max + 1)
     }.toMap
 }

@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.write
 
 import java.util.Base64
 
@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
 
 import paimonspark.format._
+import paimonspark.table.{FileStoreTable, KeyLayout}
 
 /** How a write puts rows into buckets; planned on the driver. */
 sealed trait Bucketing extends Serializable

@@ -1,10 +1,12 @@
-package paimonspark.table
+package paimonspark.table.write
 
 import java.nio.ByteBuffer
 
 import paimonspark.{CommitConflictException, InvalidDataException}
 import paimonspark.format._
 import paimonspark.lsm.KeyRanges
+import paimonspark.table.{FileStoreTable, KeyLayout, ManifestStore, Predicate}
+import paimonspark.table.scan.PartitionFilter
 
 /** Which live files a commit replaces. */
 sealed trait OverwriteScope

@@ -6,6 +6,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import paimonspark.fs.{FileIO, HadoopConf}
 import paimonspark.spark.LocalSession
 import paimonspark.table.FileStoreTable
+import paimonspark.table.scan.ScanPlanner
 
 /**
  * Two data files of one bucket read in step, as a merge reads them. Spark's factory closes the last
@@ -21,7 +22,7 @@ class ParquetFileReaderSuite extends AnyFunSuite {
       spark.sql("INSERT INTO paimon.default.t SELECT CAST(id AS INT), concat('b', id) FROM range(5, 15)")
       val table = FileStoreTable.load(new FileIO(new HadoopConf(spark.sessionState.newHadoopConf())),
         new Path(warehouse.resolve("default.db/t").toUri))
-      val split = table.newScan().plan(table.snapshotManager.latest(), None).head
+      val split = new ScanPlanner(table).plan(table.snapshotManager.latest(), None).head
       val reader = ParquetFileReader.forCompaction(table)
       val runs = split.files.sortBy(_.minSequenceNumber).map(f => reader.open(table.dataFilePath(split.partitionBytes,
         split.bucket, f), f.fileSize, f.schemaId))

@@ -1,4 +1,4 @@
-package paimonspark.spark
+package paimonspark.spark.write
 
 import org.apache.hadoop.fs.Path
 import org.scalatest.BeforeAndAfterAll
@@ -7,8 +7,10 @@ import org.scalatest.funsuite.AnyFunSuite
 import paimonspark.CommitConflictException
 import paimonspark.format.CommitKind
 import paimonspark.fs.{FileIO, HadoopConf}
+import paimonspark.spark.LocalSession
 import paimonspark.spark.read.ParquetFileReader
-import paimonspark.table.{AppendCompaction, FileStoreTable, TableCompaction}
+import paimonspark.table.FileStoreTable
+import paimonspark.table.compact.{AppendCompaction, TableCompaction}
 
 /**
  * Compactions that race, with real Spark writes: both are planned on the same snapshot and run,

@@ -1,9 +1,10 @@
-package paimonspark.table
+package paimonspark.table.compact
 
 import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.InvalidOptionException
 import paimonspark.format.{BinaryRow, DataFileMeta, FileSource, SimpleStats}
+import paimonspark.table.TableOptions
 
 /** The append-table picker on hand-made partitions: files given in commit order by their sizes. */
 class AppendCompactionSuite extends AnyFunSuite {

@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.history
 
 import java.time.{Duration, LocalDateTime}
 

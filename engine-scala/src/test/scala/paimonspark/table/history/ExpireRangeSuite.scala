@@ -1,6 +1,8 @@
-package paimonspark.table
+package paimonspark.table.history
 
 import org.scalatest.funsuite.AnyFunSuite
+
+import paimonspark.table.ExpireConfig
 
 class ExpireRangeSuite extends AnyFunSuite {
   private def config(min: Int = 10, max: Int = Int.MaxValue, olderThan: Long = 1000L, limit: Int = 50) =

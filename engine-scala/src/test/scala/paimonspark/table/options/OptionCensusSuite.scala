@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.options
 
 import java.lang.reflect.Modifier
 
@@ -9,6 +9,7 @@ import org.apache.paimon.options.{ConfigOption, MemorySize => PaimonMemorySize}
 import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
+import paimonspark.table.{FileStoreTable, TableFeatures, TableOptions}
 
 /**
  * Holds [[PaimonOptions]] against the `CoreOptions` that Apache Paimon 1.4.2's Java core declares:

@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.options
 
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Path, Paths}
@@ -7,7 +7,7 @@ import java.nio.file.{Files, Path, Paths}
  * The parts of the user guide that list Paimon's options by what this engine does with them,
  * rendered from [[PaimonOptions]] so that the guide cannot drift from the code. Each part sits in
  * its file between `<!-- options:NAME -->` and `<!-- /options:NAME -->`; `main` rewrites them
- * (`build/sbt "engine/Test/runMain paimonspark.table.OptionDocs"`), and OptionDocsSuite fails when
+ * (`build/sbt "engine/Test/runMain paimonspark.table.options.OptionDocs"`), and OptionDocsSuite fails when
  * one is stale.
  */
 object OptionDocs {

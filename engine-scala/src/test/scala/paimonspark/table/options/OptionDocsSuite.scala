@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.options
 
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
@@ -12,7 +12,7 @@ class OptionDocsSuite extends AnyFunSuite {
   test("the refused and no-effect option tables of docs/limits.md are current") {
     OptionDocs.parts.foreach { case (file, name, content) =>
       assert(OptionDocs.current(read(file), name).contains(content),
-        s"$file: options:$name is stale; run build/sbt \"engine/Test/runMain paimonspark.table.OptionDocs\"")
+        s"$file: options:$name is stale; run build/sbt \"engine/Test/runMain paimonspark.table.options.OptionDocs\"")
     }
   }
 

@@ -1,9 +1,10 @@
-package paimonspark.table
+package paimonspark.table.scan
 
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.format.{DataField, DataTypes, TableSchema}
+import paimonspark.table.Predicate
 
 /** Which buckets a filter can reach, on a table keyed by (k BIGINT, s STRING) in 4 buckets. */
 class BucketFilterSuite extends AnyFunSuite {

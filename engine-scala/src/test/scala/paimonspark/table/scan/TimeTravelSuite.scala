@@ -1,10 +1,11 @@
-package paimonspark.table
+package paimonspark.table.scan
 
 import java.time.ZoneId
 
 import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.InvalidOptionException
+import paimonspark.table.options.DurationText
 
 class TimeTravelSuite extends AnyFunSuite {
   private val utc = ZoneId.of("UTC")

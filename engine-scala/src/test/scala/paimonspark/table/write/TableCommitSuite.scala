@@ -1,4 +1,4 @@
-package paimonspark.table
+package paimonspark.table.write
 
 import java.nio.file.Files
 
@@ -9,6 +9,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import paimonspark.CommitConflictException
 import paimonspark.format._
 import paimonspark.fs.{FileIO, HadoopConf}
+import paimonspark.table.FileStoreTable
 
 /** Commits racing for the same snapshot id, made deterministic by a filesystem that lets a rival go first. */
 class TableCommitSuite extends AnyFunSuite {
@@ -44,18 +45,18 @@ class TableCommitSuite extends AnyFunSuite {
   }
 
   test("an append that loses the race re-bases and lands in the next snapshot") {
-    val (plain, racing) = racingTables("snapshot-1")(t => t.newCommit("rival").commit(Seq(entry("rival")), None))
-    assert(racing.newCommit("me").commit(Seq(entry("mine")), None).contains(2L))
+    val (plain, racing) = racingTables("snapshot-1")(t => new TableCommit(t, "rival").commit(Seq(entry("rival")), None))
+    assert(new TableCommit(racing, "me").commit(Seq(entry("mine")), None).contains(2L))
     assert(liveFiles(plain) == Set("rival", "mine"))
     assert(plain.snapshotManager.read(2).deltaRecordCount == 1 && plain.snapshotManager.read(2).totalRecordCount == 2)
   }
 
   test("an overwrite whose files were removed meanwhile fails with a conflict and commits nothing") {
     val (plain, racing) = racingTables("snapshot-2")(t =>
-      t.newCommit("rival").commit(Seq(entry("rival")), Some(OverwriteScope.WholeTable)))
-    plain.newCommit("setup").commit(Seq(entry("old")), None)
+      new TableCommit(t, "rival").commit(Seq(entry("rival")), Some(OverwriteScope.WholeTable)))
+    new TableCommit(plain, "setup").commit(Seq(entry("old")), None)
     val error = intercept[CommitConflictException] {
-      racing.newCommit("me").commit(Seq(entry("mine")), Some(OverwriteScope.WholeTable))
+      new TableCommit(racing, "me").commit(Seq(entry("mine")), Some(OverwriteScope.WholeTable))
     }
     assert(error.getMessage.contains("already removed") && error.getMessage.contains("old"))
     assert(plain.snapshotManager.latestId().contains(2L))
@@ -63,16 +64,17 @@ class TableCommitSuite extends AnyFunSuite {
   }
 
   test("an overwrite that loses the race to an append replaces what is live when it commits") {
-    val (plain, racing) = racingTables("snapshot-2")(t => t.newCommit("rival").commit(Seq(entry("appended")), None))
-    plain.newCommit("setup").commit(Seq(entry("old")), None)
-    assert(racing.newCommit("me").commit(Seq(entry("mine")), Some(OverwriteScope.WholeTable)).contains(3L))
+    val (plain, racing) =
+      racingTables("snapshot-2")(t => new TableCommit(t, "rival").commit(Seq(entry("appended")), None))
+    new TableCommit(plain, "setup").commit(Seq(entry("old")), None)
+    assert(new TableCommit(racing, "me").commit(Seq(entry("mine")), Some(OverwriteScope.WholeTable)).contains(3L))
     assert(liveFiles(plain) == Set("mine"))
     assert(plain.snapshotManager.read(3).commitKind == CommitKind.Overwrite)
   }
 
   test("the manifests of a lost attempt are removed again") {
-    val (plain, racing) = racingTables("snapshot-1")(t => t.newCommit("rival").commit(Seq(entry("rival")), None))
-    racing.newCommit("me").commit(Seq(entry("mine")), None)
+    val (plain, racing) = racingTables("snapshot-1")(t => new TableCommit(t, "rival").commit(Seq(entry("rival")), None))
+    new TableCommit(racing, "me").commit(Seq(entry("mine")), None)
     val referenced = (1L to 2L).flatMap { id =>
       val s = plain.snapshotManager.read(id)
       val store = plain.newManifestStore()
