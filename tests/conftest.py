@@ -19,6 +19,12 @@ os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 SUPPORT = Path(__file__).resolve().parent / "support"
 sys.path.insert(0, str(SUPPORT))
 
+import jvm_options  # noqa: E402
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    jvm_options.use_in_every_jvm()
+
 
 def new_session(warehouse: Path, master: str = "local[2]", **conf: str) -> SparkSession:
     builder = (
@@ -30,9 +36,10 @@ def new_session(warehouse: Path, master: str = "local[2]", **conf: str) -> Spark
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.sql.warehouse.dir", str(warehouse.parent / "spark-warehouse"))
     )
-    for key, value in conf.items():
+    for key, value in {**jvm_options.executor_conf(), **conf}.items():
         builder = builder.config(key, value)
-    spark = configure_spark_with_paimon(builder, warehouse=str(warehouse)).getOrCreate()
+    with jvm_options.own_driver():
+        spark = configure_spark_with_paimon(builder, warehouse=str(warehouse)).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
