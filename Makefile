@@ -5,6 +5,9 @@ PY := $(VENV)/bin/python
 SBT := build/sbt
 JAR := python/paimon_spark/jars/paimon-spark.jar
 SOURCES := $(shell find engine-scala/src/main -type f 2>/dev/null) build.sbt
+# Spark binds the machine's outer address unless told otherwise: the demo, the bench and the tests
+# (and every Spark process they start) stay on loopback.
+export SPARK_LOCAL_IP ?= 127.0.0.1
 
 .PHONY: venv jar wheel publish-local test test-scala test-python demo bench clean
 
