@@ -375,7 +375,7 @@ class Walk:
             parts.append(f"SELECT '{name}', 'tag', tag_name, snapshot_id FROM {self.sql_name(m, name, 'tags')}")
         meta = self.spark.sql(" UNION ALL ".join(parts)).collect()
         assert sorted(r.name for r in meta if r.kind == "branch") == sorted(x for x in m.branches if x != "main")
-        reads = []
+        reads, tables = [], {}
         for name, b in m.branches.items():
             assert sorted(r.id for r in meta if r.b == name and r.kind == "snapshot") == sorted(b.snapshots), name
             actual_tags = {r.name: r.id for r in meta if r.b == name and r.kind == "tag"}
@@ -388,12 +388,11 @@ class Walk:
             again = self.check_rng.sample(rest, min(2, len(rest)))
             reads += [(name, x) for x in stale + [f"s{max(b.snapshots)}"] + again]
             # (b) pypaimon at the latest snapshot with no option, and at the same snapshots and tags.
-            table = self.oracle.get_table(self.ident(m, name))
-            assert oracle_read(table) == b.latest_rows(), (name, "latest")
+            tables[name] = self.oracle.get_table(self.ident(m, name))
+            assert oracle_read(tables[name]) == b.latest_rows(), (name, "latest")
         reads = sorted(set(reads))
         for name, x in reads:
-            b = m.branches[name]
-            table = self.oracle.get_table(self.ident(m, name))
+            b, table = m.branches[name], tables[name]
             if x[0] == "s":
                 assert oracle_read(table.copy({"scan.snapshot-id": x[1:]})) == b.snapshots[int(x[1:])], (name, x)
             else:
