@@ -26,9 +26,11 @@ import dml  # noqa: E402
 import harness  # noqa: E402
 import metadata_scaling  # noqa: E402
 import python_api  # noqa: E402
+import scan_packing  # noqa: E402
 import upsert_ingest  # noqa: E402
 
-WORKLOADS = {module.NAME: module for module in (append_scan, upsert_ingest, metadata_scaling, changelog, dml, python_api)}
+WORKLOADS = {module.NAME: module for module in (append_scan, upsert_ingest, metadata_scaling, changelog, dml, python_api,
+                                                    scan_packing)}
 DEFAULT_ROWS, QUICK_ROWS = 10_000_000, 1_000_000
 
 

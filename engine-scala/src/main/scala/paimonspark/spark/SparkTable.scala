@@ -167,14 +167,18 @@ object SparkTable {
     }
   }
 
-  /** A table with the branch and time travel of read options applied, when it has none yet. */
+  /**
+   * A table with the branch and time travel of read options applied, when it has none yet, and the
+   * table options they give (`source.split.target-size`, ...) in place of its own.
+   */
   def withReadOptions(store: FileStoreTable, options: CaseInsensitiveStringMap): FileStoreTable = {
     DynamicOptions.checkRead(store.name, options.asCaseSensitiveMap().asScala.toMap)
-    if (store.pinned.isDefined) store
-    else {
-      val onBranch = Option(options.get(BranchOption)).fold(store)(store.branch)
-      TimeTravel.fromOptions(k => Option(options.get(k)), zone).fold(onBranch)(TimeTravel.travel(onBranch, _))
-    }
+    val at = if (store.pinned.isDefined) store
+      else {
+        val onBranch = Option(options.get(BranchOption)).fold(store)(store.branch)
+        TimeTravel.fromOptions(k => Option(options.get(k)), zone).fold(onBranch)(TimeTravel.travel(onBranch, _))
+      }
+    at.withReadOptions(DynamicOptions.tableOptionsOfRead(options.asCaseSensitiveMap().asScala.toMap))
   }
 
   /** Paimon's read option that streams a table with a leading `rowkind` column, as `$audit_log` does. */
@@ -184,7 +188,10 @@ object SparkTable {
   def streamable(store: FileStoreTable, options: CaseInsensitiveStringMap, added: ChangeColumns, batch: => ScanBuilder)
       : ScanBuilder = {
     DynamicOptions.checkRead(store.name, options.asCaseSensitiveMap().asScala.toMap)
-    new StreamableScanBuilder(batch, () => new PaimonMicroBatchStream(store.latest, options.asScala.toMap, added))
+    val readOptions = options.asCaseSensitiveMap().asScala.toMap
+    new StreamableScanBuilder(batch, () =>
+      new PaimonMicroBatchStream(store.latest.withReadOptions(DynamicOptions.tableOptionsOfRead(readOptions)), options.asScala.toMap,
+        added))
   }
 
   /** A scan of the range of changes the read options name, if they name one. */

@@ -63,6 +63,14 @@ final class FileStoreTable(val io: FileIO, val paths: TablePaths, val schema: Ta
     }
   }
 
+  /**
+   * This table as one read sees it: `readOptions` (table options a read may give, such as
+   * `source.split.target-size`) in place of the table's own values. Never written: a read's view.
+   */
+  def withReadOptions(readOptions: Map[String, String]): FileStoreTable =
+    if (readOptions.isEmpty) this
+    else new FileStoreTable(io, paths, schema.copy(options = schema.options ++ readOptions), pinned)
+
   def newManifestStore(): ManifestStore = new ManifestStore(io, paths, schema)
 
   def isPrimaryKeyTable: Boolean = schema.primaryKeys.nonEmpty

@@ -63,6 +63,10 @@ final case class TableOptions(raw: Map[String, String]) {
   def compactionMinFileNum: Int = int(CompactionMinFileNum)
   def compactionSmallFileRatio: Double = text(CompactionSmallFileRatio).trim.toDouble
   def splitOpenFileCost: Long = bytes(SplitOpenFileCost)
+  /** The split size a read packs its tasks to, when the table or the read sets one. */
+  def splitTargetSizeSet: Option[Long] = raw.get(SplitTargetSize).map(MemorySize.parse(SplitTargetSize, _))
+  /** The cost of opening a file when a read packs its tasks, when the table or the read sets one. */
+  def splitOpenFileCostSet: Option[Long] = raw.get(SplitOpenFileCost).map(MemorySize.parse(SplitOpenFileCost, _))
 
   def compactionTrigger: Int = int(CompactionTrigger)
   /** Without it, Paimon keeps one level more than the compaction trigger. */
@@ -158,6 +162,7 @@ object TableOptions {
   val CompactionMinFileNum = "compaction.min.file-num"
   val CompactionSmallFileRatio = "compaction.small-file-ratio"
   val SplitOpenFileCost = "source.split.open-file-cost"
+  val SplitTargetSize = "source.split.target-size"
   val SnapshotRetainMin = "snapshot.num-retained.min"
   val SnapshotRetainMax = "snapshot.num-retained.max"
   val SnapshotTimeRetained = "snapshot.time-retained"

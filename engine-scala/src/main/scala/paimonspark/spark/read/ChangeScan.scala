@@ -1,7 +1,6 @@
 package paimonspark.spark.read
 
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
 import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, JoinedRow}
 import org.apache.spark.sql.connector.read._
@@ -20,6 +19,15 @@ final case class ChangeFile(path: String, size: Long, schemaId: Long, partitionV
 
 /** Change files read by one task, in commit order. */
 final case class ChangeSplit(files: Array[ChangeFile]) extends InputPartition
+
+object ChangeSplit {
+  /** `files` packed into tasks by size ([[ReadPacking]]), each task's in the order given. */
+  def packed(table: FileStoreTable, files: Seq[ChangeFile]): Seq[ChangeSplit] = {
+    val packing = ReadPacking.of(table)
+    val weight = (f: ChangeFile) => packing.weight(f.size, 1)
+    packing.pack(files, weight, packing.splitSize(files.map(weight).sum)).map(task => ChangeSplit(task.toArray))
+  }
+}
 
 /**
  * The columns a read of changes adds to the table's: a leading `rowkind` (Paimon's `$audit_log`),
@@ -80,12 +88,7 @@ final class ChangeScan(table: FileStoreTable, planCommits: () => Seq[CommitChang
           c.snapshot.id, c.snapshot.timeMillis * 1000L)
       })
     }
-    val maxBytes = SparkSession.active.sessionState.conf.filesMaxPartitionBytes
-    val groups = files.foldLeft(List.empty[(Long, List[ChangeFile])]) {
-      case ((size, group) :: done, f) if size + f.size <= maxBytes => (size + f.size, f :: group) :: done
-      case (done, f) => (f.size, List(f)) :: done
-    }
-    groups.reverse.map(g => ChangeSplit(g._2.reverse.toArray): InputPartition).toArray
+    ChangeSplit.packed(table, files).toArray
   }
 
   override def createReaderFactory(): PartitionReaderFactory =

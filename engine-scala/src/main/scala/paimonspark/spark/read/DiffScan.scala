@@ -17,15 +17,30 @@ import paimonspark.table.changes.BucketDiff
  * One bucket's files on each side of a diff, with the snapshot its changes are reported under (a
  * streamed overwrite's).
  */
-final case class DiffSplit(before: Array[MergeFile], after: Array[MergeFile], snapshotId: Long = 0L,
-    commitMicros: Long = 0L) extends InputPartition
+final case class BucketDiffFiles(before: Array[MergeFile], after: Array[MergeFile], snapshotId: Long = 0L,
+    commitMicros: Long = 0L) {
+  def bytes: Long = (before ++ after).map(_.size).sum
+  def files: Int = before.length + after.length
+}
 
-object DiffSplit {
+object BucketDiffFiles {
   def of(table: FileStoreTable, partitionBytes: Array[Byte], bucket: Int, before: Seq[DataFileMeta],
-      after: Seq[DataFileMeta], snapshotId: Long = 0L, commitMicros: Long = 0L): DiffSplit = {
+      after: Seq[DataFileMeta], snapshotId: Long = 0L, commitMicros: Long = 0L): BucketDiffFiles = {
     def paths(files: Seq[DataFileMeta]) =
       files.map(f => MergeFile(table.dataFilePath(partitionBytes, bucket, f).toString, f.fileSize, f.schemaId, None)).toArray
-    DiffSplit(paths(before), paths(after), snapshotId, commitMicros)
+    BucketDiffFiles(paths(before), paths(after), snapshotId, commitMicros)
+  }
+}
+
+/** The buckets of a diff one task reads, one after another. */
+final case class DiffSplit(buckets: Array[BucketDiffFiles]) extends InputPartition
+
+object DiffSplit {
+  /** `diffs` packed into tasks by size ([[ReadPacking]]). */
+  def packed(table: FileStoreTable, diffs: Seq[BucketDiffFiles]): Seq[DiffSplit] = {
+    val packing = ReadPacking.of(table)
+    val weight = (d: BucketDiffFiles) => packing.weight(d.bytes, d.files)
+    packing.pack(diffs, weight, packing.splitSize(diffs.map(weight).sum)).map(task => DiffSplit(task.toArray))
   }
 }
 
@@ -44,7 +59,8 @@ final class DiffScan(table: FileStoreTable, planDiff: () => Seq[BucketDiff], add
   override def description(): String = s"PaimonDiffScan ${table.location} [${required.fieldNames.mkString(", ")}]"
 
   override def planInputPartitions(): Array[InputPartition] =
-    planDiff().map(d => DiffSplit.of(table, d.partitionBytes, d.bucket, d.before, d.after): InputPartition).toArray
+    DiffSplit.packed(table, planDiff().map(d => BucketDiffFiles.of(table, d.partitionBytes, d.bucket, d.before, d.after)))
+      .toArray
 
   override def createReaderFactory(): PartitionReaderFactory = DiffReaderFactory.of(table, required, added)
 }
@@ -68,30 +84,43 @@ final class DiffReaderFactory(files: ParquetFileReader, rowSchema: StructType, s
     engine: Option[MergeEngineSpec], output: StructType, added: ChangeColumns) extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
-    val split = partition.asInstanceOf[DiffSplit]
-    val open = (side: Array[MergeFile]) => side.map(f => files.open(new Path(f.path), f.size, f.schemaId)).toSeq
-    val (before, after) = (open(split.before), open(split.after))
+    val remaining = partition.asInstanceOf[DiffSplit].buckets.iterator
     val extras = (added.leading ++ added.trailing).map(_.name)
     // Without added columns, retractions are left out, as in every read of changes.
     val retractions = extras.nonEmpty
-    val changes = engine match {
-      case Some(spec) => new KeyDiff(merged(spec, before), merged(spec, after), retractions)
-      case None => new RowDiff(before, after, retractions, UnsafeProjection.create(rowSchema))
-    }
     val width = rowSchema.length
     val ordinals = output.fieldNames.toSeq.map(n => if (extras.contains(n)) width + extras.indexOf(n) else rowSchema.fieldIndex(n))
     val projected = ProjectingInternalRow(output, ordinals)
     val (joined, extraRow) = (new JoinedRow(), new GenericInternalRow(extras.size))
-    val commit = ChangeFile("", 0L, -1L, InternalRow.empty, split.snapshotId, split.commitMicros)
     new PartitionReader[InternalRow] {
-      override def next(): Boolean = changes.next() && {
+      private var open: Seq[DataFileReader.Rows] = Nil
+      private var changes: Changes = _
+      private var commit: ChangeFile = _
+
+      /** Closes the current bucket's files and opens the next bucket's; false when there is none. */
+      private def nextBucket(): Boolean = remaining.hasNext && {
+        close()
+        val bucket = remaining.next()
+        val openSide = (side: Array[MergeFile]) => side.map(f => files.open(new Path(f.path), f.size, f.schemaId)).toSeq
+        val (before, after) = (openSide(bucket.before), openSide(bucket.after))
+        open = before ++ after
+        changes = engine match {
+          case Some(spec) => new KeyDiff(merged(spec, before), merged(spec, after), retractions)
+          case None => new RowDiff(before, after, retractions, UnsafeProjection.create(rowSchema))
+        }
+        commit = ChangeFile("", 0L, -1L, InternalRow.empty, bucket.snapshotId, bucket.commitMicros)
+        true
+      }
+
+      override def next(): Boolean = {
+        while (changes == null || !changes.next()) if (!nextBucket()) return false
         var i = 0
         while (i < extras.size) { extraRow.update(i, ChangeColumns.value(extras(i), changes.kind, commit)); i += 1 }
         projected.project(joined(changes.row, extraRow))
         true
       }
       override def get(): InternalRow = projected
-      override def close(): Unit = (before ++ after).foreach(_.close())
+      override def close(): Unit = { open.foreach(_.close()); open = Nil }
     }
   }
 

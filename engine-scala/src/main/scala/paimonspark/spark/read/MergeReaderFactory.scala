@@ -14,7 +14,7 @@ import paimonspark.lsm.{IntegralKey, KeyValue, MergeEngineSpec, SortedRunMerge}
 /**
  * Reads one [[MergeSplit]], section by section: every file is a key-sorted run, the runs are
  * merged by key and version, and each key's newest surviving version is projected to the
- * requested columns followed by the partition values. Merging only the columns a query reads is
+ * requested columns followed by the values of its section's partition. Merging only the columns a query reads is
  * sound because every engine merges each value column on its own.
  *
  * With `rowKind` (`$audit_log`), retractions are kept and each row is led by its kind.
@@ -48,12 +48,12 @@ final class MergeReaderFactory(
     // Without partition columns there is nothing to join: one indirection less on every column read.
     val withPartition: InternalRow => InternalRow =
       if (partitionSchema.isEmpty && !rowKind) identity
-      else if (!rowKind) { val joined = new JoinedRow(); joined(_, split.partitionValues) }
+      else if (!rowKind) { val joined = new JoinedRow(); joined(_, sections.partitionValues) }
       else {
         val (joined, withKind, kind) = (new JoinedRow(), new JoinedRow(), new GenericInternalRow(1))
         row => {
           kind.update(0, ChangeColumns.rowKindText(KeyValue.kind(row)))
-          joined(row, withKind(split.partitionValues, kind))
+          joined(row, withKind(sections.partitionValues, kind))
         }
       }
     new PartitionReader[InternalRow] {
@@ -65,7 +65,7 @@ final class MergeReaderFactory(
 
   override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] = {
     val split = partition.asInstanceOf[MergeSplit]
-    new MergedBatchReader(split.partitionValues, batchSize, outputOrdinals, mergeSchema, partitionSchema,
+    new MergedBatchReader(batchSize, outputOrdinals, mergeSchema, partitionSchema,
       mayAdvance => new MergedSections(split, mayAdvance, sequenceStandIns = true))
   }
 
@@ -85,6 +85,9 @@ final class MergeReaderFactory(
     /** The current section's merge; null before the first. */
     var merge: SortedRunMerge = _
 
+    /** The values of the current section's partition; null before the first. */
+    var partitionValues: InternalRow = _
+
     /** The current section's runs, in the merge's run order. */
     def runs: Array[DataFileReader.Rows] = open
 
@@ -97,7 +100,9 @@ final class MergeReaderFactory(
     /** Closes the current section and opens the next one; false when there is none. */
     def nextSection(): Boolean = remaining.hasNext && {
       close()
-      open = remaining.next().map {
+      val section = remaining.next()
+      partitionValues = section.partitionValues
+      open = section.files.map {
         case MergeFile(path, size, schemaId, Some(sequence)) if sequenceStandIns =>
           filesWithoutSequence.openWithSequence(new Path(path), size, schemaId, sequence)
         case MergeFile(path, size, schemaId, _) => files.open(new Path(path), size, schemaId)

@@ -10,11 +10,11 @@ import org.apache.spark.sql.vectorized.{ColumnarBatch, ColumnVector}
  * A merge split read as columnar batches for engines whose result is one of the versions merged:
  * each batch gathers the results in place from the batches of the runs they came from. The runs'
  * readers refill their batches when they move on, so a batch is handed to Spark before any run
- * holding one of its rows moves to its next batch, and before a section's files are closed; until
- * Spark asks for the next batch, the merge does not move.
+ * holding one of its rows moves to its next batch, and before a section's files are closed (a batch
+ * never spans two sections, so its partition columns are constant); until Spark asks for the next
+ * batch, the merge does not move.
  */
 private[read] final class MergedBatchReader(
-    partitionValues: InternalRow,
     capacity: Int,
     outputOrdinals: Seq[Int],
     mergeSchema: StructType,
@@ -24,11 +24,8 @@ private[read] final class MergedBatchReader(
   private val selection = new Selection(capacity)
   private var runs: Array[BatchRows] = Array.empty
   private val sections = sectionsOf(run => selection.size == 0 || !runs(run).atBatchEnd)
-  private val partitionColumns: Seq[ColumnVector] = partitionSchema.indices.map { i =>
-    val column = new ConstantColumnVector(capacity, partitionSchema(i).dataType)
-    ColumnVectorUtils.populate(column, partitionValues, i)
-    column
-  }
+  private var partitionValues: InternalRow = _
+  private var partitionColumns: Seq[ColumnVector] = Nil
   private var gathered: Array[GatherVector] = Array.empty
   private var batch: ColumnarBatch = _
 
@@ -59,6 +56,16 @@ private[read] final class MergedBatchReader(
     runs = sections.runs.map {
       case rows: BatchRows => rows
       case other => throw new IllegalStateException(s"a columnar merge read got ${other.getClass.getName}, not batches")
+    }
+    // A section may be of another partition than the last; Spark is done with the last batch by now.
+    if (sections.partitionValues ne partitionValues) {
+      partitionColumns.foreach(_.close())
+      partitionValues = sections.partitionValues
+      partitionColumns = partitionSchema.indices.map { i =>
+        val column = new ConstantColumnVector(capacity, partitionSchema(i).dataType)
+        ColumnVectorUtils.populate(column, partitionValues, i)
+        column
+      }
     }
     gathered = outputOrdinals.map(o => new GatherVector(mergeSchema(o).dataType, runs.length, selection)).toArray
     batch = new ColumnarBatch((gathered ++ partitionColumns).toArray)

@@ -165,13 +165,13 @@ final class PaimonMicroBatchStream(table: FileStoreTable, options: Map[String, S
     val pieces = piecesBetween(start.asInstanceOf[PaimonOffset].position, end.asInstanceOf[PaimonOffset].position)
     val (full, changes) = pieces.partition(_.full)
     val (overwrites, changed) = changes.partition(_.removed.isDefined)
-    val overwritten = overwrites.map(p => DiffSplit.of(table, p.split.partitionBytes, p.split.bucket, p.removed.get,
-      p.split.files, p.snapshot.id, p.snapshot.timeMillis * 1000L))
-    val changeFiles = changed.map { p =>
+    val overwritten = DiffSplit.packed(table, overwrites.map(p => BucketDiffFiles.of(table, p.split.partitionBytes,
+      p.split.bucket, p.removed.get, p.split.files, p.snapshot.id, p.snapshot.timeMillis * 1000L)))
+    val changeFiles = ChangeSplit.packed(table, changed.map { p =>
       val f = p.split.files.head
-      ChangeSplit(Array(ChangeFile(table.dataFilePath(p.split.partitionBytes, p.split.bucket, f).toString, f.fileSize, f.schemaId,
-        p.split.partition, p.snapshot.id, p.snapshot.timeMillis * 1000L)))
-    }
+      ChangeFile(table.dataFilePath(p.split.partitionBytes, p.split.bucket, f).toString, f.fileSize, f.schemaId,
+        p.split.partition, p.snapshot.id, p.snapshot.timeMillis * 1000L)
+    })
     // A full read's buckets are read by the batch scan of their snapshot, limited to them.
     val snapshotParts = full.groupBy(_.snapshot.id).toSeq.sortBy(_._1).flatMap { case (_, ps) =>
       val snapshot = ps.head.snapshot

@@ -18,13 +18,19 @@ import paimonspark.table.scan.DataSplit
  */
 final case class MergeFile(path: String, size: Long, schemaId: Long, sequence: Option[Long])
 
-/** Sections of one (partition, bucket) of a primary-key table whose files are merged on read. */
-final case class MergeSplit(partitionValues: InternalRow, sections: Array[Array[MergeFile]]) extends InputPartition
+/** A key range of one bucket of a primary-key table, merged on read: its files and its partition's values. */
+final case class MergeSection(partitionValues: InternalRow, files: Array[MergeFile])
+
+/**
+ * The key ranges one task merges, one after another; packed by size ([[ReadPacking]]), they may
+ * come from many buckets and partitions.
+ */
+final case class MergeSplit(sections: Array[MergeSection]) extends InputPartition
 
 /**
  * A batch scan of a primary-key table. Each bucket's files are cut into sections by key range; a
  * section that is one file above level 0 without retractions holds one version per key and is read
- * as it is, the others are merged by key; both are columnar when the engine's result is one of the
+ * as it is, the others are merged by key, packed into tasks by size across buckets and partitions; both are columnar when the engine's result is one of the
  * versions merged and Spark can read the columns as batches. Only key filters reach
  * merged files: skipping an old file's row group by a value filter could resurrect an older version
  * of a key. Spark applies every filter again after the scan.
@@ -73,23 +79,18 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
 
   override def planInputPartitions(): Array[InputPartition] = {
     val asIs = filePartitions(planned.flatMap { case (split, files, _) => files.map(split -> _) })
-    val merged = planned.flatMap { case (split, _, sections) =>
-      val files = sections.map { section =>
+    val sections = planned.flatMap { case (split, _, sections) =>
+      val values = partitionValues(split)
+      sections.map { section =>
         val standIns = SequenceRanges.disjointWhereKeysMeet(section, ranges)
-        section.map(f => MergeFile(dataFilePath(split, f).toString, f.fileSize, f.schemaId,
-          if (standIns) Some(f.maxSequenceNumber) else None)).toArray
+        MergeSection(values, section.map(f => MergeFile(dataFilePath(split, f).toString, f.fileSize, f.schemaId,
+          if (standIns) Some(f.maxSequenceNumber) else None)).toArray)
       }
-      packed(files).map(group => MergeSplit(partitionValues(split), group.toArray))
     }
-    (asIs ++ merged).toArray
+    val merged = packing.pack(sections, (s: MergeSection) => packing.weight(s.files.map(_.size).sum, s.files.length),
+      splitSize)
+    (asIs ++ merged.map(task => MergeSplit(task.toArray))).toArray
   }
-
-  /** Consecutive sections of a bucket, grouped up to the split size. */
-  private def packed(sections: Seq[Array[MergeFile]]): Seq[Seq[Array[MergeFile]]] =
-    sections.foldLeft(List.empty[(Long, List[Array[MergeFile]])]) {
-      case ((size, group) :: done, s) if size + s.map(_.size).sum <= maxSplitBytes => (size + s.map(_.size).sum, s :: group) :: done
-      case (done, s) => (s.map(_.size).sum, List(s)) :: done
-    }.reverse.map(_._2.reverse)
 
   override def createReaderFactory(): PartitionReaderFactory = {
     val fileFields = SchemaReaders.keyValueFields(table.location.toString) _

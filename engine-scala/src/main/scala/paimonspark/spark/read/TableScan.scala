@@ -4,7 +4,6 @@ import java.util.OptionalLong
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.paths.SparkPath
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.{Batch, Scan, Statistics, SupportsReportStatistics}
 import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile}
@@ -13,7 +12,7 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import paimonspark.format.{DataField, DataFileMeta, FileIdentifier, SparkTypes, TableSchema}
 import paimonspark.table.{FileStoreTable, Predicate}
-import paimonspark.table.scan.{DataSplit, ScanPlanner}
+import paimonspark.table.scan.{DataSplit, ScanPlanner, SplitPacking}
 import paimonspark.table.write.PrimaryKeyWriter
 
 /**
@@ -69,18 +68,18 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
   protected def partitionValues(split: DataSplit): GenericInternalRow =
     new GenericInternalRow(partitionPositions.map(p => split.partition.values(p)).toArray[Any])
 
-  /** The largest piece of input one task reads, as Spark's file sources size it. */
-  protected lazy val maxSplitBytes: Long = {
-    val spark = SparkSession.active
-    val conf = spark.sessionState.conf
-    val totalBytes = splits.flatMap(_.files).map(_.fileSize + conf.filesOpenCostInBytes).sum
-    val bytesPerCore = totalBytes / math.max(1, spark.sparkContext.defaultParallelism)
-    math.min(conf.filesMaxPartitionBytes, math.max(conf.filesOpenCostInBytes, bytesPerCore))
-  }
+  /** How this scan packs its tasks ([[ReadPacking]]). */
+  protected lazy val packing: SplitPacking = ReadPacking.of(table)
+
+  /** The most one task reads, for all of this scan's files together. */
+  protected lazy val splitSize: Long = packing.splitSize(splits.flatMap(_.files).map(f => packing.weight(f.fileSize, 1)).sum)
+
+  /** Where large files are cut: at the split size, but never into pieces cheaper to read than to open. */
+  private lazy val cutSize: Long = math.max(1L, math.max(splitSize, packing.openFileCost))
 
   /**
-   * Files read as they are, cut at `maxSplitBytes` and packed into partitions as Spark packs them;
-   * each piece records its file's schema id for [[SchemaRoutingFactory]].
+   * Files read as they are, cut at `cutSize` and packed into tasks largest first, as Spark's
+   * file sources do; each piece records its file's schema id for [[SchemaRoutingFactory]].
    */
   protected def filePartitions(files: Seq[(DataSplit, DataFileMeta)]): Seq[FilePartition] = {
     val pieces = files.flatMap { case (split, file) =>
@@ -90,12 +89,13 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
       val values = if (readsFilePath) new GenericInternalRow(partition.values :+ UTF8String.fromString(path.toString))
         else partition
       val size = file.fileSize
-      (0L until size by maxSplitBytes).map { start =>
-        PartitionedFile(values, SparkPath.fromPath(path), start, math.min(maxSplitBytes, size - start),
+      (0L until size by cutSize).map { start =>
+        PartitionedFile(values, SparkPath.fromPath(path), start, math.min(cutSize, size - start),
           Array.empty[String], 0L, size, Map(SchemaReaders.SchemaIdKey -> file.schemaId))
       }
     }
-    FilePartition.getFilePartitions(SparkSession.active, pieces.sortBy(-_.length), maxSplitBytes)
+    packing.pack(pieces.sortBy(-_.length), (p: PartitionedFile) => packing.weight(p.length, 1), splitSize)
+      .zipWithIndex.map { case (task, i) => FilePartition(i, task.toArray) }
   }
 
   /** The planned files, as commits identify them. */

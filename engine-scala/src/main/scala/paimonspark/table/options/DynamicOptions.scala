@@ -27,6 +27,14 @@ object DynamicOptions {
 
   def checkWrite(table: String, options: Map[String, String]): Unit = check(table, options, "write", _.write)
 
+  /**
+   * The table options among a read's options (`source.split.target-size`, ...), under their own
+   * keys: given to a read, they apply to that read instead of the table's values.
+   */
+  def tableOptionsOfRead(options: Map[String, String]): Map[String, String] = options.flatMap { case (given, value) =>
+    byLowerKey.get(given.toLowerCase(Locale.ROOT)).filter(o => o.scope.table && o.scope.read).map(_.key -> value)
+  }
+
   private def check(table: String, options: Map[String, String], what: String, allowed: OptionScope => Boolean): Unit =
     options.toSeq.sortBy(_._1).foreach { case (given, value) =>
       val key = given.toLowerCase(Locale.ROOT)

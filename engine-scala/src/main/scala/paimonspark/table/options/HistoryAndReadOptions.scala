@@ -9,6 +9,8 @@ private[table] object HistoryAndReadOptions extends OptionDeclarations {
   import OptionScope.{Read, TableAndRead, TableAndWrite}
 
   private val positiveCount: (String, String) => Unit = (k, v) => if (v.trim.toLong <= 0) invalid(k, v, "positive")
+  private val positiveSize: (String, String) => Unit =
+    (k, v) => if (MemorySize.parse(k, v) <= 0) invalid(k, v, "a positive memory size")
 
   val All: Seq[PaimonOption] = Seq(
     // ---- snapshots, changelogs, tags and consumers ----
@@ -72,9 +74,8 @@ private[table] object HistoryAndReadOptions extends OptionDeclarations {
       "it selects internal scans of Paimon's Flink jobs", ReadOnly, TableAndRead),
     refused("batch-scan-mode", enumOf("BatchScanMode", "none", "compact"), "none",
       "it selects internal scans of Paimon's Flink jobs", ReadOnly, TableAndRead),
-    implemented("source.split.open-file-cost", memory, "4 mb"),
-    noEffect("source.split.target-size", memory, "128 mb", "Spark packs read tasks by its own split size",
-      TableAndRead),
+    implemented("source.split.open-file-cost", memory, "4 mb", scope = TableAndRead),
+    implemented("source.split.target-size", memory, "128 mb", positiveSize, scope = TableAndRead),
     noEffect("scan.max-splits-per-task", AnyInt, "10", "Spark plans read tasks itself", TableAndRead),
     noEffect("scan.manifest.parallelism", AnyInt, null, ResultsStay, TableAndRead),
     noEffect("scan.plan-sort-partition", bool, "false", "Spark plans read tasks itself", TableAndRead),
