@@ -1,5 +1,7 @@
 package paimonspark.spark.read
 
+import scala.collection.mutable
+
 import org.apache.commons.lang3.SerializationUtils
 import org.apache.hadoop.fs.Path
 import org.apache.spark.paths.SparkPath
@@ -15,18 +17,33 @@ import paimonspark.table.FileStoreTable
 
 /**
  * Reads data files with Spark's Parquet reader as rows of one read schema, without copying them;
- * each file by the reader of the schema it was written with ([[SchemaReaders]]). Each file gets its
- * own clone of that reader: Spark's factory closes the reader it made last whenever it makes
- * another (its vectorized reader then returns zeroed rows), which a merge reading files in step
- * must not have. The clone is a serialized copy because the factory cannot be constructed again on
- * executors (its SQLConf is not readable there).
+ * each file by the reader of the schema it was written with ([[SchemaReaders]]). Files open at the
+ * same time need readers of their own: Spark's factory closes the reader it made last whenever it
+ * makes another (its vectorized reader then returns zeroed rows), which a merge reading files in
+ * step must not have. Such readers are serialized copies, because the factory cannot be constructed
+ * again on executors (its SQLConf is not readable there); a copy costs more than reading a small
+ * file, so a closed file's reader goes back to a pool for the next file instead of being dropped.
+ * An instance is used by one task: each task deserializes its own.
  */
 final class ParquetFileReader(readers: SchemaReaders) extends DataFileReader {
+  @transient private lazy val idle = mutable.HashMap.empty[Long, List[LayoutReader]]
+
+  private def acquire(schemaId: Long): LayoutReader = synchronized {
+    idle.getOrElse(schemaId, Nil) match {
+      case reader :: rest => idle(schemaId) = rest; reader
+      case Nil => SerializationUtils.clone(readers(schemaId))
+    }
+  }
+
+  private def release(schemaId: Long, reader: LayoutReader): Unit =
+    synchronized(idle(schemaId) = reader :: idle.getOrElse(schemaId, Nil))
+
   override def open(file: Path, size: Long, schemaId: Long): DataFileReader.Rows = {
-    val reader = SerializationUtils.clone(readers(schemaId))
+    val reader = acquire(schemaId)
+    val done = () => release(schemaId, reader)
     // Batches are walked row by row in place; the row reader would copy every row into an unsafe row.
-    if (reader.columnar) new BatchRows(reader.batches(split(file, size)), file)
-    else new ReaderRows(reader.rows(split(file, size)), file)
+    if (reader.columnar) new BatchRows(reader.batches(split(file, size)), file, done)
+    else new ReaderRows(reader.rows(split(file, size)), file, done)
   }
 
   /**
@@ -35,8 +52,8 @@ final class ParquetFileReader(readers: SchemaReaders) extends DataFileReader {
    * only compare the column's values across files. Needs columnar reads.
    */
   def openWithSequence(file: Path, size: Long, schemaId: Long, sequence: Long): DataFileReader.Rows = {
-    val reader = SerializationUtils.clone(readers(schemaId))
-    new BatchRows(new SequencePrepended(reader.batches(split(file, size)), sequence), file)
+    val reader = acquire(schemaId)
+    new BatchRows(new SequencePrepended(reader.batches(split(file, size)), sequence), file, () => release(schemaId, reader))
   }
 
   def columnar: Boolean = readers.columnar
@@ -64,7 +81,8 @@ private final class SequencePrepended(reader: PartitionReader[ColumnarBatch], se
  * The rows of a file read as columnar batches: views of the current batch. The reader fills the
  * same batch again for the next one, so a row, or a position in `batch`, is valid until then.
  */
-private[read] final class BatchRows(reader: PartitionReader[ColumnarBatch], file: Path) extends DataFileReader.Rows {
+private[read] final class BatchRows(reader: PartitionReader[ColumnarBatch], file: Path, closed: () => Unit)
+    extends DataFileReader.Rows {
   private var current: ColumnarBatch = _
   private var position = 0
   private var ended = false
@@ -98,11 +116,15 @@ private[read] final class BatchRows(reader: PartitionReader[ColumnarBatch], file
     current.getRow(position - 1)
   }
 
-  override def close(): Unit = reader.close()
+  private var open = true
+
+  /** Closes the file, and hands its reader back once. */
+  override def close(): Unit = if (open) { open = false; reader.close(); closed() }
 }
 
 /** The rows of a file read row by row (types Spark cannot read into batches). */
-private final class ReaderRows(reader: PartitionReader[InternalRow], file: Path) extends DataFileReader.Rows {
+private final class ReaderRows(reader: PartitionReader[InternalRow], file: Path, closed: () => Unit)
+    extends DataFileReader.Rows {
   private var ready: Option[Boolean] = None
 
   override def hasNext: Boolean = ready.getOrElse { val more = reader.next(); ready = Some(more); more }
@@ -113,7 +135,10 @@ private final class ReaderRows(reader: PartitionReader[InternalRow], file: Path)
     reader.get()
   }
 
-  override def close(): Unit = reader.close()
+  private var open = true
+
+  /** Closes the file, and hands its reader back once. */
+  override def close(): Unit = if (open) { open = false; reader.close(); closed() }
 }
 
 object ParquetFileReader {

@@ -1,7 +1,11 @@
 package paimonspark.spark.read
 
+import scala.reflect.ClassTag
+
 import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.mapred.JobConf
 import org.apache.parquet.hadoop.ParquetInputFormat
+import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetOptions, ParquetReadSupport, ParquetWriteSupport}
@@ -13,12 +17,14 @@ import org.apache.spark.util.SerializableConfiguration
 
 /** Spark's own (vectorized) Parquet reader, set up for Paimon data files: columns matched by name. */
 object ParquetReaders {
-  def factory(
+  /** The reader of files holding `dataSchema`, reading them as `readDataSchema` and `partitionSchema`, then `casts`. */
+  def layout(
       hadoopConf: Configuration,
       dataSchema: StructType,
       readDataSchema: StructType,
       partitionSchema: StructType,
-      filters: Seq[Filter]): ParquetPartitionReaderFactory = {
+      filters: Seq[Filter],
+      casts: ColumnCasts): LayoutReader = {
     val spark = SparkSession.active
     val conf = spark.sessionState.conf.clone()
     // The settings Spark's Parquet read support and schema converter look up in the Hadoop conf.
@@ -33,8 +39,36 @@ object ParquetReaders {
       SQLConf.PARQUET_FIELD_ID_READ_ENABLED, SQLConf.PARQUET_IGNORE_VARIANT_ANNOTATION,
       SQLConf.PARQUET_READER_RESPECT_UNKNOWN_TYPE_ANNOTATION, SQLConf.TIMESTAMP_NANOS_TYPES_ENABLED)
       .foreach(entry => c.set(entry.key, conf.getConfString(entry.key, entry.defaultValueString)))
-    val broadcastConf = spark.sparkContext.broadcast(new SerializableConfiguration(c))
-    ParquetPartitionReaderFactory(conf, broadcastConf, dataSchema, readDataSchema, partitionSchema, filters.toArray,
-      None, new ParquetOptions(CaseInsensitiveMap(Map.empty[String, String]), conf))
+    val readerConf = new ReaderConf(spark.sparkContext.broadcast(new SerializableConfiguration(c)))
+    new LayoutReader(ParquetPartitionReaderFactory(conf, readerConf, dataSchema, readDataSchema, partitionSchema,
+      filters.toArray, None, new ParquetOptions(CaseInsensitiveMap(Map.empty[String, String]), conf)), readerConf, casts)
   }
+}
+
+/**
+ * The Hadoop configuration of a reader factory, as a JobConf of its own, copied from the broadcast
+ * once per deserialized factory. Spark's Parquet reader copies the configuration it is given for
+ * every file it opens (a task context over a JobConf copy), under a lock on the shared one: for a
+ * task reading hundreds of small files that copying was most of its time, and made concurrent
+ * tasks wait on each other. Given a JobConf, it copies nothing. A factory is deserialized per task,
+ * so its copy is used by one thread; the filter predicate Spark writes into it for a file is
+ * cleared before the next ([[LayoutReader]]), as a fresh copy would be.
+ */
+final class ReaderConf(shared: Broadcast[SerializableConfiguration])
+    extends Broadcast[SerializableConfiguration](shared.id)(ClassTag(classOf[SerializableConfiguration])) {
+  @transient private var own: SerializableConfiguration = _
+
+  override protected def getValue(): SerializableConfiguration = {
+    if (own == null) own = new SerializableConfiguration(new JobConf(shared.value.value))
+    own
+  }
+
+  /** Clears what reading a file left in this configuration. */
+  def reset(): Unit = if (own != null) {
+    own.value.unset(ParquetInputFormat.FILTER_PREDICATE)
+    own.value.unset(ParquetInputFormat.FILTER_PREDICATE + ".human.readable")
+  }
+
+  override protected def doUnpersist(blocking: Boolean): Unit = shared.unpersist(blocking)
+  override protected def doDestroy(blocking: Boolean): Unit = shared.destroy()
 }

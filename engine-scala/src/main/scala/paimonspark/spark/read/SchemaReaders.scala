@@ -19,10 +19,14 @@ import paimonspark.table.{FileStoreTable, KeyLayout}
  * Spark's Parquet reader of the files written in one column layout, giving rows of the read schema:
  * columns found by the layout's names ([[FileView]]), then cast where their type changed since.
  */
-final class LayoutReader(parquet: ParquetPartitionReaderFactory, casts: ColumnCasts) extends Serializable {
+final class LayoutReader(parquet: ParquetPartitionReaderFactory, conf: ReaderConf, casts: ColumnCasts)
+    extends Serializable {
   def columnar: Boolean = parquet.supportColumnarReads(null) && casts.columnar
-  def rows(file: PartitionedFile): PartitionReader[InternalRow] = casts.rows(parquet.buildReader(file))
-  def batches(file: PartitionedFile): PartitionReader[ColumnarBatch] = casts.batches(parquet.buildColumnarReader(file))
+  def rows(file: PartitionedFile): PartitionReader[InternalRow] = { conf.reset(); casts.rows(parquet.buildReader(file)) }
+  def batches(file: PartitionedFile): PartitionReader[ColumnarBatch] = {
+    conf.reset()
+    casts.batches(parquet.buildColumnarReader(file))
+  }
 }
 
 /**
@@ -62,7 +66,7 @@ object SchemaReaders {
         case i if !DataType.equalsStructurally(requested(i).dataType, target(i).dataType, ignoreNullability = true) =>
           i -> PaimonCasts.cast(BoundReference(i, requested(i).dataType, nullable = true), target(i).dataType, timeZone)
       }.toMap
-      view -> new LayoutReader(ParquetReaders.factory(hadoopConf, requested, requested, partitionSchema, kept),
+      view -> ParquetReaders.layout(hadoopConf, requested, requested, partitionSchema, kept,
         new ColumnCasts(StructType(requested.fields ++ partitionSchema.fields), casts))
     }.toMap
     new SchemaReaders(views.map { case (id, view) => id -> readers(view) }.toMap)
