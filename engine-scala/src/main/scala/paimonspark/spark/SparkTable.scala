@@ -172,13 +172,14 @@ object SparkTable {
    * table options they give (`source.split.target-size`, ...) in place of its own.
    */
   def withReadOptions(store: FileStoreTable, options: CaseInsensitiveStringMap): FileStoreTable = {
-    DynamicOptions.checkRead(store.name, options.asCaseSensitiveMap().asScala.toMap)
+    val readOptions = options.asCaseSensitiveMap().asScala.toMap
+    DynamicOptions.checkRead(store.name, readOptions)
     val at = if (store.pinned.isDefined) store
       else {
         val onBranch = Option(options.get(BranchOption)).fold(store)(store.branch)
         TimeTravel.fromOptions(k => Option(options.get(k)), zone).fold(onBranch)(TimeTravel.travel(onBranch, _))
       }
-    at.withReadOptions(DynamicOptions.tableOptionsOfRead(options.asCaseSensitiveMap().asScala.toMap))
+    at.withReadOptions(DynamicOptions.tableOptionsOfRead(readOptions))
   }
 
   /** Paimon's read option that streams a table with a leading `rowkind` column, as `$audit_log` does. */
@@ -187,8 +188,8 @@ object SparkTable {
   /** A batch scan builder whose scans also stream `store` (at its branch's latest state) as the options say. */
   def streamable(store: FileStoreTable, options: CaseInsensitiveStringMap, added: ChangeColumns, batch: => ScanBuilder)
       : ScanBuilder = {
-    DynamicOptions.checkRead(store.name, options.asCaseSensitiveMap().asScala.toMap)
     val readOptions = options.asCaseSensitiveMap().asScala.toMap
+    DynamicOptions.checkRead(store.name, readOptions)
     new StreamableScanBuilder(batch, () =>
       new PaimonMicroBatchStream(store.latest.withReadOptions(DynamicOptions.tableOptionsOfRead(readOptions)), options.asScala.toMap,
         added))

@@ -24,8 +24,7 @@ object ChangeSplit {
   /** `files` packed into tasks by size ([[ReadPacking]]), each task's in the order given. */
   def packed(table: FileStoreTable, files: Seq[ChangeFile]): Seq[ChangeSplit] = {
     val packing = ReadPacking.of(table)
-    val weight = (f: ChangeFile) => packing.weight(f.size, 1)
-    packing.pack(files, weight, packing.splitSize(files.map(weight).sum)).map(task => ChangeSplit(task.toArray))
+    packing.packAll(files, (f: ChangeFile) => packing.weight(f.size, 1)).map(task => ChangeSplit(task.toArray))
   }
 }
 

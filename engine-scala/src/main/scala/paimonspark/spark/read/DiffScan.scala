@@ -39,8 +39,7 @@ object DiffSplit {
   /** `diffs` packed into tasks by size ([[ReadPacking]]). */
   def packed(table: FileStoreTable, diffs: Seq[BucketDiffFiles]): Seq[DiffSplit] = {
     val packing = ReadPacking.of(table)
-    val weight = (d: BucketDiffFiles) => packing.weight(d.bytes, d.files)
-    packing.pack(diffs, weight, packing.splitSize(diffs.map(weight).sum)).map(task => DiffSplit(task.toArray))
+    packing.packAll(diffs, (d: BucketDiffFiles) => packing.weight(d.bytes, d.files)).map(task => DiffSplit(task.toArray))
   }
 }
 

@@ -14,8 +14,8 @@ import paimonspark.lsm.{IntegralKey, KeyValue, MergeEngineSpec, SortedRunMerge}
 /**
  * Reads one [[MergeSplit]], section by section: every file is a key-sorted run, the runs are
  * merged by key and version, and each key's newest surviving version is projected to the
- * requested columns followed by the values of its section's partition. Merging only the columns a query reads is
- * sound because every engine merges each value column on its own.
+ * requested columns followed by the values of its section's partition. Merging only the columns a
+ * query reads is sound because every engine merges each value column on its own.
  *
  * With `rowKind` (`$audit_log`), retractions are kept and each row is led by its kind.
  *

@@ -30,8 +30,9 @@ final case class MergeSplit(sections: Array[MergeSection]) extends InputPartitio
 /**
  * A batch scan of a primary-key table. Each bucket's files are cut into sections by key range; a
  * section that is one file above level 0 without retractions holds one version per key and is read
- * as it is, the others are merged by key, packed into tasks by size across buckets and partitions; both are columnar when the engine's result is one of the
- * versions merged and Spark can read the columns as batches. Only key filters reach
+ * as it is, the others are merged by key, packed into tasks by size across buckets and partitions;
+ * both are columnar when the engine's result is one of the versions merged and Spark can read the
+ * columns as batches. Only key filters reach
  * merged files: skipping an old file's row group by a value filter could resurrect an older version
  * of a key. Spark applies every filter again after the scan.
  */

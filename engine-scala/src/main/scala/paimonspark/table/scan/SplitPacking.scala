@@ -18,6 +18,10 @@ final case class SplitPacking(targetSize: Long, openFileCost: Long, minTasks: In
   def splitSize(totalWeight: Long): Long =
     math.min(targetSize, math.max(openFileCost, totalWeight / math.max(1, minTasks)))
 
+  /** `pieces` packed as [[pack]] does, at the split size their own total weight sets. */
+  def packAll[A](pieces: Seq[A], weightOf: A => Long): Seq[Seq[A]] =
+    pack(pieces, weightOf, splitSize(pieces.map(weightOf).sum))
+
   /**
    * `pieces` in order, cut into tasks: a task takes the next piece unless that would take it past
    * `splitSize`; a piece heavier than that gets a task of its own. Pieces are never split here:

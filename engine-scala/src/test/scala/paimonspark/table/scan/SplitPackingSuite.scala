@@ -29,6 +29,13 @@ class SplitPackingSuite extends AnyFunSuite {
     assert(packing.pack(Seq.empty[Long], identity[Long], 100L).isEmpty)
   }
 
+  test("packAll sets the split size from the pieces' own total weight") {
+    // 100 mb over 2 tasks: a 50 mb split size.
+    val pieces = Seq(30L, 20L, 30L, 20L).map(_ * mb)
+    assert(packing.packAll(pieces, identity[Long]) == packing.pack(pieces, identity[Long], 50 * mb))
+    assert(packing.packAll(pieces, identity[Long]).size == 2)
+  }
+
   test("the task count follows the weight: thousands of small pieces make a few tasks") {
     // 8,000 buckets of 5 KB each, as 2,000 daily partitions with 4 buckets leave them.
     val weights = Seq.fill(8000)(packing.weight(5 * 1024, 1))
