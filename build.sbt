@@ -48,6 +48,21 @@ def publishedPom(pom: scala.xml.Node): scala.xml.Node = {
   }).transform(pom).head
 }
 
+// S3A for the object-store suites (against a local moto server): the jars configure_spark_with_paimon's
+// s3=True resolves, without the SDK bundle and without what pyspark's jars already hold.
+val s3aForTests = {
+  val sparkHas = Seq(ExclusionRule("io.netty"), ExclusionRule("org.apache.httpcomponents"), ExclusionRule("org.slf4j"),
+    ExclusionRule("commons-codec", "commons-codec"), ExclusionRule("commons-logging", "commons-logging"),
+    ExclusionRule("software.amazon.awssdk", "bundle"), ExclusionRule("org.apache.hadoop", "hadoop-common"))
+  Seq(
+    "org.apache.hadoop" % "hadoop-aws" % "3.5.0",
+    "software.amazon.awssdk" % "s3" % "2.35.4",
+    "software.amazon.awssdk" % "s3-transfer-manager" % "2.35.4",
+    "software.amazon.awssdk" % "sts" % "2.35.4",
+    "software.amazon.s3.analyticsaccelerator" % "analyticsaccelerator-s3" % "1.3.1"
+  ).map(m => (m % Test).excludeAll(sparkHas: _*))
+}
+
 lazy val engine = (project in file("engine-scala"))
   .settings(
     name := "paimon-spark",
@@ -61,8 +76,13 @@ lazy val engine = (project in file("engine-scala"))
       // Apache Paimon's Java core, the reference implementation, as a test oracle only (never shipped):
       // interop suites read our tables with it and write tables for us to read. Intransitive: the few
       // libraries it declares (snappy, lz4, slf4j) come from pyspark's jars, in Spark's versions.
-      ("org.apache.paimon" % "paimon-bundle" % "1.4.2" % Test).intransitive()
-    ),
+      ("org.apache.paimon" % "paimon-bundle" % "1.4.2" % Test).intransitive(),
+      // Its S3 file I/O (hadoop-aws and the AWS SDK shaded inside), for the object-store interop suite.
+      ("org.apache.paimon" % "paimon-s3" % "1.4.2" % Test).intransitive(),
+      // A real single-node HDFS for HdfsSuite: Hadoop's own name node and data node, shaded to sit beside
+      // the hadoop-client-api and -runtime jars pyspark ships.
+      ("org.apache.hadoop" % "hadoop-client-minicluster" % "3.5.0" % Test).intransitive()
+    ) ++ s3aForTests,
     Compile / unmanagedJars ++= (pysparkJars * "*.jar").classpath,
     Test / unmanagedJars ++= (pysparkJars * "*.jar").classpath,
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Wunused:imports"),

@@ -25,12 +25,13 @@ import changelog  # noqa: E402
 import dml  # noqa: E402
 import harness  # noqa: E402
 import metadata_scaling  # noqa: E402
+import object_store  # noqa: E402
 import python_api  # noqa: E402
 import scan_packing  # noqa: E402
 import upsert_ingest  # noqa: E402
 
 WORKLOADS = {module.NAME: module for module in (append_scan, upsert_ingest, metadata_scaling, changelog, dml, python_api,
-                                                    scan_packing)}
+                                                    scan_packing, object_store)}
 DEFAULT_ROWS, QUICK_ROWS = 10_000_000, 1_000_000
 
 
@@ -60,7 +61,8 @@ def start_spark(driver_memory: str):
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.log.level", "ERROR"))
-    spark = configure_spark_with_paimon(builder, warehouse=str(BENCH / "work" / "warehouse")).getOrCreate()
+    # With S3A (resolved once), for the object-store workload.
+    spark = configure_spark_with_paimon(builder, warehouse=str(BENCH / "work" / "warehouse"), s3=True).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Iterator
 
@@ -20,13 +21,19 @@ SUPPORT = Path(__file__).resolve().parent / "support"
 sys.path.insert(0, str(SUPPORT))
 
 import jvm_options  # noqa: E402
+import s3_store  # noqa: E402
 
 
 def pytest_configure(config: pytest.Config) -> None:
     jvm_options.use_in_every_jvm()
 
 
-def new_session(warehouse: Path, master: str = "local[2]", **conf: str) -> SparkSession:
+def new_session(warehouse: Path | str, master: str = "local[2]", **conf: str) -> SparkSession:
+    """A session whose `paimon` catalog is over `warehouse`: a local path, or an `s3a://` location on the
+    moto server whose settings `conf` (or, in a worker process, its environment) gives. The suite's own
+    driver always has S3A on its classpath: it is started once, by whichever module comes first."""
+    on_s3 = isinstance(warehouse, str)
+    local = warehouse.parent if isinstance(warehouse, Path) else Path(tempfile.mkdtemp(prefix="spark-"))
     builder = (
         SparkSession.builder.master(master)
         .appName("paimon-spark-tests")
@@ -34,12 +41,16 @@ def new_session(warehouse: Path, master: str = "local[2]", **conf: str) -> Spark
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.warehouse.dir", str(warehouse.parent / "spark-warehouse"))
+        .config("spark.sql.warehouse.dir", str(local / "spark-warehouse"))
     )
-    for key, value in {**jvm_options.executor_conf(), **conf}.items():
+    worker_s3 = s3_store.conf_from_env() if on_s3 else {}
+    settings = {**jvm_options.executor_conf(), **worker_s3, **conf}
+    for key, value in settings.items():
         builder = builder.config(key, value)
+    # A worker is handed the S3A jars the suite resolved; everything else resolves them as a user would.
+    s3 = jvm_options.in_suite_process() or (on_s3 and "spark.jars" not in worker_s3)
     with jvm_options.own_driver():
-        spark = configure_spark_with_paimon(builder, warehouse=str(warehouse)).getOrCreate()
+        spark = configure_spark_with_paimon(builder, warehouse=str(warehouse), s3=s3).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 

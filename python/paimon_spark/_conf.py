@@ -16,7 +16,7 @@ from pyspark.sql import SparkSession
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]+:")
 
 # The spark-submit flag that sets each list setting, for PYSPARK_SUBMIT_ARGS.
-_SUBMIT_FLAGS = {"spark.jars": "--jars", "spark.jars.packages": "--packages"}
+_SUBMIT_FLAGS = {"spark.jars": "--jars", "spark.jars.packages": "--packages", "spark.jars.excludes": "--exclude-packages"}
 
 
 def warehouse_uri(warehouse: str) -> str:

@@ -138,6 +138,15 @@ class SchemaChangeError(PaimonError):
     """
 
 
+class StorageError(PaimonError):
+    """Storage that cannot hold the table: a bucket that does not exist, credentials the store refuses, an
+    endpoint that does not answer, an object store without conditional writes. ``value`` is the path; the
+    message names the setting to change. Nothing was written.
+
+    >>> configure_spark_with_paimon(builder, warehouse="s3a://no-such-bucket/wh", s3=True)  # e.value == the path
+    """
+
+
 _BY_JVM_CLASS: Dict[str, Type[PaimonError]] = {
     "paimonspark.PaimonException": PaimonError,
     "paimonspark.CommitConflictException": CommitConflictError,
@@ -154,6 +163,7 @@ _BY_JVM_CLASS: Dict[str, Type[PaimonError]] = {
     "paimonspark.VersionAlreadyExistsException": VersionAlreadyExistsError,
     "paimonspark.SchemaMismatchException": SchemaMismatchError,
     "paimonspark.SchemaChangeException": SchemaChangeError,
+    "paimonspark.StorageException": StorageError,
 }
 
 

@@ -13,6 +13,32 @@ from paimon_spark._conf import appended, warehouse_uri
 _JAR_NAME = "paimon-spark.jar"
 _EXTENSIONS = "paimonspark.spark.extensions.PaimonSparkSessionExtensions"
 
+# What S3A needs beside the Hadoop that pyspark ships: hadoop-aws at Hadoop's exact version, the AWS
+# SDK modules it uses (not the 650 MB SDK bundle its POM asks for), and the analytics accelerator
+# that S3A 3.5.0 loads at start-up.
+S3_PACKAGES = [
+    "org.apache.hadoop:hadoop-aws:3.5.0",
+    "software.amazon.awssdk:s3:2.35.4",
+    "software.amazon.awssdk:s3-transfer-manager:2.35.4",
+    "software.amazon.awssdk:sts:2.35.4",
+    "software.amazon.s3.analyticsaccelerator:analyticsaccelerator-s3:1.3.1",
+]
+# Left out: the SDK bundle, and libraries Spark already ships in its own versions.
+S3_EXCLUDES = [
+    "software.amazon.awssdk:bundle",
+    "commons-codec:commons-codec",
+    "commons-logging:commons-logging",
+    "org.apache.httpcomponents:httpclient",
+    "org.apache.httpcomponents:httpcore",
+    "org.slf4j:slf4j-api",
+] + [
+    f"io.netty:netty-{name}"
+    for name in (
+        "buffer", "codec", "codec-http", "codec-http2", "common", "handler", "resolver", "transport",
+        "transport-classes-epoll", "transport-native-unix-common",
+    )
+]
+
 
 def engine_jar() -> str:
     """The path of the engine jar shipped inside this package.
@@ -33,6 +59,7 @@ def configure_spark_with_paimon(
     warehouse: Optional[str] = None,
     catalog: str = "paimon",
     extra_packages: Optional[List[str]] = None,
+    s3: bool = False,
 ) -> SparkSession.Builder:
     """Return ``builder`` set up for Paimon tables.
 
@@ -42,9 +69,12 @@ def configure_spark_with_paimon(
     so that ``CREATE TABLE t (...) USING paimon`` works beside ordinary Spark tables, and registers
     ``paimon_path``, whose table names are paths (``paimon_path.`/data/t$snapshots```).
     ``extra_packages`` are Maven coordinates (``group:artifact:version``) Spark resolves and adds
-    to ``spark.jars.packages``. Both settings are extended, never replaced: jars and packages the
-    builder, spark-submit or spark-defaults.conf already name stay. Errors raised by the engine
-    become :class:`paimon_spark.PaimonError` subclasses.
+    to ``spark.jars.packages``. ``s3=True`` adds what ``s3a://`` and ``s3://`` warehouses need
+    (:data:`S3_PACKAGES`, resolved from Maven Central, without :data:`S3_EXCLUDES`); endpoint and
+    credentials come from ``spark.hadoop.fs.s3a.*`` settings or the catalog options ``s3.endpoint``,
+    ``s3.access-key``, ``s3.secret-key`` and ``s3.path-style-access``. These settings are extended,
+    never replaced: jars and packages the builder, spark-submit or spark-defaults.conf already name
+    stay. Errors raised by the engine become :class:`paimon_spark.PaimonError` subclasses.
 
     >>> spark = configure_spark_with_paimon(SparkSession.builder.master("local[2]")).getOrCreate()
     >>> spark.sql("CREATE TABLE paimon.default.t (id INT, name STRING)")
@@ -58,8 +88,13 @@ def configure_spark_with_paimon(
     extensions = [e for e in getattr(builder, "_options", {}).get("spark.sql.extensions", "").split(",") if e.strip()]
     if _EXTENSIONS not in extensions:
         extensions.append(_EXTENSIONS)
-    if extra_packages:
-        builder = builder.config("spark.jars.packages", appended(builder, "spark.jars.packages", extra_packages))
+    packages = (S3_PACKAGES if s3 else []) + (extra_packages or [])
+    if packages:
+        builder = builder.config("spark.jars.packages", appended(builder, "spark.jars.packages", packages))
+    if s3:
+        builder = builder.config("spark.jars.excludes", appended(builder, "spark.jars.excludes", S3_EXCLUDES))
+        # Spark's own paths (streaming checkpoints) on s3:// too, as the engine maps them.
+        builder = builder.config("spark.hadoop.fs.s3.impl", "org.apache.hadoop.fs.s3a.S3AFileSystem")
     return (
         builder.config("spark.jars", appended(builder, "spark.jars", [jar]))
         .config("spark.sql.extensions", ",".join(extensions))

@@ -15,6 +15,7 @@ from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
 from paimon_spark import configure_spark_with_paimon, engine_jar
+from paimon_spark.session import S3_EXCLUDES, S3_PACKAGES
 from paimon_spark._conf import appended
 
 
@@ -41,6 +42,16 @@ def test_jars_and_packages_are_extended_not_replaced():
     conf = options(configure_spark_with_paimon(builder, extra_packages=["org.example:other:2.0"]))
     assert conf["spark.jars"] == f"/opt/a.jar,{engine_jar()}"
     assert conf["spark.jars.packages"] == "org.example:lib:1.0,org.example:other:2.0"
+
+
+def test_s3_adds_hadoop_aws_and_the_sdk_modules_it_uses_without_the_bundle():
+    builder = SparkSession.builder.config("spark.jars.packages", "org.example:lib:1.0")
+    conf = options(configure_spark_with_paimon(builder, warehouse="s3a://bucket/wh", s3=True))
+    assert conf["spark.jars.packages"] == ",".join(["org.example:lib:1.0"] + S3_PACKAGES)
+    assert "org.apache.hadoop:hadoop-aws:3.5.0" in S3_PACKAGES
+    excluded = conf["spark.jars.excludes"].split(",")
+    assert "software.amazon.awssdk:bundle" in excluded and set(S3_EXCLUDES) <= set(excluded)
+    assert conf["spark.hadoop.fs.s3.impl"] == "org.apache.hadoop.fs.s3a.S3AFileSystem"
 
 
 def test_jars_spark_submit_would_use_are_kept(tmp_path, monkeypatch):

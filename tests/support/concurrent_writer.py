@@ -2,6 +2,7 @@
 
 usage: concurrent_writer.py WAREHOUSE TABLE WRITER_ID COMMITS GO_FILE [ROWS_PER_COMMIT]
 It waits for GO_FILE to exist once its session is up, so that writers start committing together.
+WAREHOUSE is a local path or an s3a:// location (the store's settings then come from the environment).
 """
 
 import sys
@@ -15,7 +16,7 @@ from conftest import new_session  # noqa: E402
 def main() -> None:
     warehouse, table, writer, commits, go_file = sys.argv[1:6]
     rows_per_commit = int(sys.argv[6]) if len(sys.argv) > 6 else 1
-    spark = new_session(Path(warehouse), master="local[1]")
+    spark = new_session(warehouse if warehouse.startswith("s3a://") else Path(warehouse), master="local[1]")
     Path(f"{go_file}.ready-{writer}").touch()
     while not Path(go_file).exists():
         time.sleep(0.05)

@@ -87,6 +87,11 @@ def use_in_every_jvm() -> None:
         os.environ[variable] = f"{os.environ.get(variable, '')} {os.environ[_SHORT]}".strip()
 
 
+def in_suite_process() -> bool:
+    """True in the pytest process itself, false in the workers and scripts it starts."""
+    return _suite_process
+
+
 @contextmanager
 def own_driver() -> Iterator[None]:
     """Around the start of this process's driver: the suite's own, which runs every module's queries for

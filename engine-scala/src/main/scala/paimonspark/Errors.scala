@@ -76,3 +76,11 @@ final class SchemaMismatchException(column: String, message: String) extends Pai
  */
 final class SchemaChangeException(val table: String, val column: String, message: String)
     extends PaimonException(message, value = column)
+
+/**
+ * Storage that cannot be used as a table's place: a bucket that does not exist, credentials the
+ * store refuses, an endpoint that does not answer, an object store that cannot make commits safe.
+ * Names the path (and the option to change, in the message). Raised before anything is written.
+ */
+final class StorageException(path: String, message: String, cause: Throwable = null)
+    extends PaimonException(message, cause, path)

@@ -5,7 +5,7 @@ import org.apache.hadoop.fs.Path
 import paimonspark.{CommitConflictException, InvalidIdentifierException, PaimonException, TableNotFoundException}
 import paimonspark.format.{TablePaths, TableSchema}
 import paimonspark.fs.FileIO
-import paimonspark.table.{FileStoreTable, SchemaManager}
+import paimonspark.table.FileStoreTable
 
 /**
  * Paimon's filesystem catalog: a database is a directory `<warehouse>/<db>.db`, a table is a
@@ -51,12 +51,8 @@ final class FileSystemCatalog(val io: FileIO, val warehouse: Path) {
   /** Creates a table by publishing its schema 0; fails if another writer created it first. */
   def createTable(db: String, table: String, schema: TableSchema): FileStoreTable = {
     if (!databaseExists(db)) throw new TableNotFoundException(db, s"database $db does not exist")
-    val path = tablePath(db, table)
-    val manager = new SchemaManager(io, new TablePaths(path))
-    if (manager.listIds().nonEmpty || !manager.publish(schema)) {
-      throw new CommitConflictException(s"$db.$table", s"table $db.$table already exists")
-    }
-    new FileStoreTable(io, new TablePaths(path), schema)
+    FileStoreTable.create(io, tablePath(db, table), schema).getOrElse(
+      throw new CommitConflictException(s"$db.$table", s"table $db.$table already exists"))
   }
 
   /** Deletes a table and all its files. */

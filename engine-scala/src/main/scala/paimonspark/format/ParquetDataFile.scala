@@ -54,6 +54,7 @@ final class ParquetDataFile(file: OutputFile, schema: StructType, conf: Configur
   private var rowsInGroup = 0L
   private var nextSizeCheck = 0L
   private var closedGroupsSize = 0L
+  private var writtenLength = -1L
   private var rowGroupSize = ParquetWriter.DEFAULT_BLOCK_SIZE.toLong
   startRowGroup()
 
@@ -72,6 +73,9 @@ final class ParquetDataFile(file: OutputFile, schema: StructType, conf: Configur
   /** Bytes written plus bytes buffered: what file rolling compares with the target size. */
   def estimatedSize: Long = closedGroupsSize + columns.getBufferedSize
 
+  /** The file's length in bytes, once closed: counted as written, so no store is asked. */
+  def length: Long = writtenLength
+
   /** Closes the file and returns its footer, whose statistics become the file's value stats. */
   def close(): ParquetMetadata = {
     try {
@@ -79,6 +83,7 @@ final class ParquetDataFile(file: OutputFile, schema: StructType, conf: Configur
       val metadata = writeContext.getExtraMetaData.asScala.toMap ++ support.finalizeWrite().getExtraMetaData.asScala ++
         Option(support.getName).map(ParquetWriter.OBJECT_MODEL_NAME_PROP -> _)
       fileWriter.end(metadata.asJava)
+      writtenLength = fileWriter.getPos
     } finally {
       release()
       codecs.release()

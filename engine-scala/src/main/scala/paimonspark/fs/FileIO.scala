@@ -2,10 +2,9 @@ package paimonspark.fs
 
 import java.io.{ByteArrayOutputStream, FileNotFoundException, IOException}
 import java.nio.charset.StandardCharsets.UTF_8
-import java.nio.file.{FileAlreadyExistsException, Files}
-import java.util.UUID
+import java.nio.file.{Files, StandardCopyOption}
 
-import org.apache.hadoop.fs.{FileStatus, FileSystem, LocalFileSystem, Path, RawLocalFileSystem}
+import org.apache.hadoop.fs.{FSDataOutputStream, FileStatus, FileSystem, LocalFileSystem, Path, RawLocalFileSystem}
 import org.apache.parquet.hadoop.util.HadoopStreams
 import org.apache.parquet.io.{OutputFile, PositionOutputStream}
 
@@ -13,11 +12,18 @@ import org.apache.parquet.io.{OutputFile, PositionOutputStream}
  * Every filesystem operation the table core needs, over the Hadoop FileSystem API.
  *
  * `publish` is the one operation with a concurrency contract: it creates a file only if it does not
- * exist yet, atomically, so that two processes racing for the same snapshot id cannot both win.
+ * exist yet, atomically, so that two processes racing for the same snapshot id cannot both win. How
+ * depends on the store ([[PublishMethod]]).
  */
-class FileIO(conf: HadoopConf) extends Serializable {
+class FileIO(conf: HadoopConf, singleWriter: Boolean = false) extends Serializable {
 
   def hadoopConf: HadoopConf = conf
+
+  /**
+   * This FileIO for a table whose writers promise there is only ever one of them
+   * ([[PublishMethod.SingleWriterOption]]): it may publish on object stores without conditional writes.
+   */
+  def assumingSingleWriter: FileIO = if (singleWriter) this else new FileIO(conf, singleWriter = true)
 
   /**
    * The filesystem of a path. Local paths use the raw local filesystem: the checksummed one keeps
@@ -31,8 +37,9 @@ class FileIO(conf: HadoopConf) extends Serializable {
   /** A Parquet output file on this FileIO's filesystem; fails if the file exists. */
   def newOutputFile(path: Path): OutputFile = new OutputFile {
     private val fs = fileSystem(path)
-    override def create(blockSizeHint: Long): PositionOutputStream = HadoopStreams.wrap(fs.create(path, false))
-    override def createOrOverwrite(blockSizeHint: Long): PositionOutputStream = HadoopStreams.wrap(fs.create(path, true))
+    override def create(blockSizeHint: Long): PositionOutputStream = HadoopStreams.wrap(FileIO.create(fs, path, false))
+    override def createOrOverwrite(blockSizeHint: Long): PositionOutputStream =
+      HadoopStreams.wrap(FileIO.create(fs, path, true))
     override def supportsBlockSize(): Boolean = false
     override def defaultBlockSize(): Long = 0L
     override def getPath: String = path.toString
@@ -40,14 +47,22 @@ class FileIO(conf: HadoopConf) extends Serializable {
 
   def exists(path: Path): Boolean = fileSystem(path).exists(path)
 
-  def isDirectory(path: Path): Boolean = {
-    val fs = fileSystem(path)
-    fs.exists(path) && fs.getFileStatus(path).isDirectory
-  }
+  def isDirectory(path: Path): Boolean =
+    try fileSystem(path).getFileStatus(path).isDirectory
+    catch { case _: FileNotFoundException => false }
 
-  def length(path: Path): Long = fileSystem(path).getFileStatus(path).getLen
+  /**
+   * A whole file. Files replaced in place (hints, consumers, tags) may change while they are read;
+   * an object store then fails the read (412: the object changed since it was opened), and the file
+   * is read again, whole, at its new version.
+   */
+  def readBytes(path: Path): Array[Byte] = readBytes(path, attempts = 3)
 
-  def readBytes(path: Path): Array[Byte] = {
+  private def readBytes(path: Path, attempts: Int): Array[Byte] =
+    try readOnce(path)
+    catch { case e: IOException if attempts > 1 && StoreErrors.isPreconditionFailed(e) => readBytes(path, attempts - 1) }
+
+  private def readOnce(path: Path): Array[Byte] = {
     val in = fileSystem(path).open(path)
     try {
       val out = new ByteArrayOutputStream()
@@ -65,7 +80,7 @@ class FileIO(conf: HadoopConf) extends Serializable {
 
   /** Writes a whole file, replacing any existing one. Not atomic; for hints and immutable new files. */
   def writeBytes(path: Path, bytes: Array[Byte]): Unit = {
-    val out = fileSystem(path).create(path, true)
+    val out = FileIO.create(fileSystem(path), path, overwrite = true)
     try out.write(bytes)
     finally out.close()
   }
@@ -91,52 +106,46 @@ class FileIO(conf: HadoopConf) extends Serializable {
    */
   def publish(target: Path, bytes: Array[Byte]): Boolean = {
     val fs = fileSystem(target)
-    val temp = tempBeside(target)
-    writeBytes(temp, bytes)
-    try {
-      fs match {
-        case raw: RawLocalFileSystem => linkIfAbsent(raw.pathToFile(temp), raw.pathToFile(target))
-        // HDFS-like stores: rename fails when the destination exists, atomically.
-        case other => other.rename(temp, target)
+    PublishMethod.of(fs, target, singleWriter).publish(fs, target, bytes)
+  }
+
+  /**
+   * Fails, naming the store and the option, when files under `path` cannot be published safely:
+   * called before a write or a table creation does anything.
+   */
+  def checkPublishable(path: Path): Unit = PublishMethod.of(fileSystem(path), path, singleWriter)
+
+  /** True for stores without atomic renames, where a whole-object PUT is what replaces a file atomically. */
+  def isObjectStore(path: Path): Boolean = PublishMethod.isObjectStore(fileSystem(path), path)
+
+  /**
+   * Writes `target` whole, replacing any existing one, so that readers see the old content or the
+   * new one: one PUT on an object store; elsewhere written aside and moved over it.
+   */
+  def overwrite(target: Path, bytes: Array[Byte]): Unit =
+    if (isObjectStore(target)) writeBytes(target, bytes)
+    else {
+      val temp = PublishMethod.tempBeside(target)
+      writeBytes(temp, bytes)
+      fileSystem(target) match {
+        case raw: RawLocalFileSystem =>
+          Files.move(raw.pathToFile(temp).toPath, raw.pathToFile(target).toPath,
+            StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING)
+        // HDFS renames do not replace: the old target is removed first, so a reader may briefly find neither.
+        case other =>
+          other.delete(target, false)
+          if (!other.rename(temp, target)) throw new IOException(s"Cannot move $temp to $target")
       }
-    } finally {
-      fs.delete(temp, false)
     }
-  }
+}
 
+object FileIO {
   /**
-   * Writes `target` whole, replacing any existing one: written aside and moved over it, so readers
-   * see the old content or the new one (see [[replace]] for stores without atomic renames).
+   * A new output stream at `path`, its parents created. Object stores skip the probes a create
+   * makes first (is the name taken, is it a directory): every name this engine writes is new
+   * (unique data and manifest names) or replaced whole (hints), and names that must not be taken
+   * are published instead ([[PublishMethod]]).
    */
-  def overwrite(target: Path, bytes: Array[Byte]): Unit = {
-    val temp = tempBeside(target)
-    writeBytes(temp, bytes)
-    replace(temp, target)
-  }
-
-  /** A hidden temporary name next to `target`, which listings of ids ignore. */
-  private def tempBeside(target: Path): Path = new Path(target.getParent, s".${target.getName}.${UUID.randomUUID()}.tmp")
-
-  /**
-   * Moves `source` over `target`, replacing it: atomically on local filesystems; elsewhere the old
-   * target is removed first, so a reader may briefly find neither.
-   */
-  def replace(source: Path, target: Path): Unit = fileSystem(target) match {
-    case raw: RawLocalFileSystem =>
-      Files.move(raw.pathToFile(source).toPath, raw.pathToFile(target).toPath,
-        java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING)
-    case other =>
-      other.delete(target, false)
-      if (!other.rename(source, target)) throw new IOException(s"Cannot move $source to $target")
-  }
-
-  // A POSIX rename replaces its target, so local files are published with a hard link, which fails
-  // atomically when the name is taken, even between separate processes.
-  private def linkIfAbsent(temp: java.io.File, target: java.io.File): Boolean =
-    try {
-      Files.createLink(target.toPath, temp.toPath)
-      true
-    } catch {
-      case _: FileAlreadyExistsException => false
-    }
+  private def create(fs: FileSystem, path: Path, overwrite: Boolean): FSDataOutputStream =
+    fs.createFile(path).overwrite(overwrite).recursive().opt("fs.s3a.create.performance", true).build()
 }

@@ -96,7 +96,7 @@ final class KeyValueFileWriter(
 
   private def close(): Unit = if (file != null) {
     val footer = file.close()
-    val rows = file.rowCount
+    val (rows, length) = (file.rowCount, file.length)
     file = null
     // Key stats keep one entry per key column whatever the mode: readers index them by key position.
     val keyMode = if (settings.statsMode == StatsMode.NoStats) StatsMode.Counts else settings.statsMode
@@ -104,7 +104,7 @@ final class KeyValueFileWriter(
     val (valueStats, statsCols) = FooterStats.valueStats(fields, footer, settings.statsMode)
     written += DataFileMeta(
       fileName = path.getName,
-      fileSize = settings.io.length(path),
+      fileSize = length,
       rowCount = rows,
       minKey = minKey,
       maxKey = BinaryRow.serialize(keyTypes, lastKey),

@@ -5,7 +5,6 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchNamespaceException,
   NoSuchTableException, NonEmptyNamespaceException, TableAlreadyExistsException}
 import org.apache.spark.sql.connector.catalog._
@@ -13,11 +12,11 @@ import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import paimonspark.{InvalidIdentifierException, InvalidOptionException, UnsupportedFeatureException}
+import paimonspark.{InvalidIdentifierException, InvalidOptionException, StorageException, UnsupportedFeatureException}
 import paimonspark.catalog.FileSystemCatalog
 import paimonspark.format.TablePaths
-import paimonspark.fs.{FileIO, HadoopConf}
-import paimonspark.spark.catalog.{PaimonFunctions, TableChanges, TableLoading, TableName}
+import paimonspark.fs.FileIO
+import paimonspark.spark.catalog.{PaimonFunctions, SessionFileIO, TableChanges, TableLoading, TableName}
 import paimonspark.spark.procedures.PaimonProcedures
 import paimonspark.table.FileStoreTable
 import paimonspark.table.schema.SchemaChanges
@@ -37,7 +36,7 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
     val warehouse = Option(options.get("warehouse")).getOrElse(
       throw new InvalidOptionException(s"spark.sql.catalog.$name.warehouse",
         s"catalog $name needs the option spark.sql.catalog.$name.warehouse"))
-    val io = new FileIO(new HadoopConf(SparkSession.active.sessionState.newHadoopConf()))
+    val io = SessionFileIO(options)
     catalog = new FileSystemCatalog(io, PaimonCatalog.usableWarehouse(name, warehouse, io))
     if (!catalog.databaseExists(PaimonCatalog.DefaultDatabase)) catalog.createDatabase(PaimonCatalog.DefaultDatabase)
   }
@@ -166,22 +165,33 @@ object PaimonCatalog {
   val DefaultDatabase = "default"
 
   /**
-   * The warehouse as given, once Hadoop has a filesystem for it: a location that cannot be used is
-   * refused here, naming it, rather than turned into some other directory.
+   * The warehouse as given, once Hadoop has a filesystem for it and the store answers: a location
+   * that cannot be used is refused here, naming it, rather than turned into some other directory or
+   * found out at the first write.
    */
   def usableWarehouse(catalog: String, warehouse: String, io: FileIO): Path = {
     val option = s"spark.sql.catalog.$catalog.warehouse"
     def refuse(why: String) =
       throw new InvalidOptionException(option, s"catalog $catalog: warehouse '$warehouse' cannot be used: $why")
+    def rootMessage(e: Throwable) = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).toSeq.last.getMessage
     val path = try new Path(warehouse) catch { case e: IllegalArgumentException => refuse(e.getMessage) }
     // Hadoop says "No FileSystem for scheme" for a scheme it does not know, and fails to load the
     // class for one it knows without its jar (s3a: without hadoop-aws).
-    try io.fileSystem(path) catch {
+    val fs = try io.fileSystem(path) catch {
       case e: Exception =>
-        val root = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).toSeq.last
-        refuse(s"${root.getMessage}; the filesystem of '${path.toUri.getScheme}:' needs its jar on the classpath " +
-          "(hadoop-aws for s3a:)")
+        refuse(s"${rootMessage(e)}; the filesystem of '${path.toUri.getScheme}:' needs its jar on the classpath " +
+          "(hadoop-aws for s3a: and s3:, which configure_spark_with_paimon(..., s3=True) adds)")
+    }
+    // A bucket that does not exist, credentials the store refuses, an endpoint that does not answer.
+    try fs.exists(path) catch {
+      case e: java.io.IOException =>
+        throw new StorageException(warehouse, s"catalog $catalog: warehouse '$warehouse' cannot be reached: " +
+          s"${e.getClass.getSimpleName}: ${rootMessage(e)}" + (if (io.isObjectStore(path)) ObjectStoreHint else ""), e)
     }
     path
   }
+
+  private val ObjectStoreHint = "; check the bucket, the endpoint, the region and the credentials " +
+    "(spark.hadoop.fs.s3a.* settings, or the catalog options s3.endpoint, s3.access-key, s3.secret-key, " +
+    "s3.path-style-access)"
 }

@@ -13,11 +13,10 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.{InvalidIdentifierException, UnsupportedFeatureException}
-import paimonspark.format.TablePaths
-import paimonspark.fs.{FileIO, HadoopConf}
-import paimonspark.spark.catalog.{PaimonFunctions, TableChanges, TableLoading, TableName}
+import paimonspark.fs.FileIO
+import paimonspark.spark.catalog.{PaimonFunctions, SessionFileIO, TableChanges, TableLoading, TableName}
 import paimonspark.spark.procedures.PaimonProcedures
-import paimonspark.table.{FileStoreTable, SchemaManager}
+import paimonspark.table.FileStoreTable
 import paimonspark.table.schema.SchemaChanges
 
 /**
@@ -32,9 +31,14 @@ class PaimonPathCatalog extends TableLoading with PaimonFunctions with PaimonPro
 
   override def name(): String = catalogName
 
-  override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = catalogName = name
+  private var catalogOptions: CaseInsensitiveStringMap = CaseInsensitiveStringMap.empty()
 
-  private def io: FileIO = new FileIO(new HadoopConf(SparkSession.active.sessionState.newHadoopConf()))
+  override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
+    catalogName = name
+    catalogOptions = options
+  }
+
+  private def io: FileIO = SessionFileIO(catalogOptions)
 
   /** The path qualified (`/t` as `file:/t`), so that file paths read back the same however it was written. */
   private def location(ident: Identifier): Path = {
@@ -78,10 +82,8 @@ class PaimonPathCatalog extends TableLoading with PaimonFunctions with PaimonPro
       properties: util.Map[String, String]): Table = {
     val path = location(ident)
     val schema = SparkSchemas.create(path.toString, columns.toSeq, partitions.toSeq, properties.asScala.toMap)
-    if (!new SchemaManager(io, new TablePaths(path)).publish(schema)) {
-      throw new TableAlreadyExistsException(Seq(ident.name()))
-    }
-    new SparkTable(new FileStoreTable(io, new TablePaths(path), schema), ident.name())
+    val table = FileStoreTable.create(io, path, schema).getOrElse(throw new TableAlreadyExistsException(Seq(ident.name())))
+    new SparkTable(table, ident.name())
   }
 
   override def createTable(ident: Identifier, schema: StructType, partitions: Array[Transform],

@@ -5,7 +5,7 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.{DataFrame, SaveMode, SparkSession, SQLContext}
+import org.apache.spark.sql.{DataFrame, SaveMode, SQLContext}
 import org.apache.spark.sql.connector.catalog.{Table, TableCapability, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.functions.{col, lit}
@@ -14,8 +14,8 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.{CommitConflictException, UnsupportedFeatureException}
-import paimonspark.fs.{FileIO, HadoopConf}
-import paimonspark.spark.catalog.TableName
+import paimonspark.fs.FileIO
+import paimonspark.spark.catalog.{SessionFileIO, TableName}
 import paimonspark.spark.extensions.MergeSchemaWrites
 import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder}
 import paimonspark.table.FileStoreTable
@@ -37,7 +37,7 @@ class PaimonSource extends TableProvider with CreatableRelationProvider with Dat
     new Path(path)
   }
 
-  private def fileIO(): FileIO = new FileIO(new HadoopConf(SparkSession.active.sessionState.newHadoopConf()))
+  private def fileIO(): FileIO = SessionFileIO()
 
   /** The schema of what the read options address: a snapshot is read with the schema it was written under. */
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {

@@ -44,13 +44,13 @@ final class BranchManager(io: FileIO, paths: TablePaths) extends Serializable {
     val schemaIds = fromTag match {
       case Some(tagName) =>
         val tag = new TagManager(io, main).read(tagName)
-        copy(main.tagFile(tagName), branch.tagDir, branch.tagFile(tagName))
+        copy(main.tagFile(tagName), branch.tagFile(tagName))
         new SnapshotManager(io, branch).restore(tag.snapshot)
         new SnapshotManager(io, branch).writeLatestHint(tag.snapshot.id)
         mainSchemas.listIds().filter(_ <= tag.snapshot.schemaId)
       case None => mainSchemas.listIds()
     }
-    schemaIds.foreach(id => copy(main.schemaFile(id), branch.schemaDir, branch.schemaFile(id)))
+    schemaIds.foreach(id => copy(main.schemaFile(id), branch.schemaFile(id)))
   }
 
   /** Deletes a branch's metadata; the data files only it used become orphans for cleanup. */
@@ -60,10 +60,7 @@ final class BranchManager(io: FileIO, paths: TablePaths) extends Serializable {
     io.delete(paths.branchRoot(name), recursive = true)
   }
 
-  private def copy(from: org.apache.hadoop.fs.Path, dir: org.apache.hadoop.fs.Path, to: org.apache.hadoop.fs.Path): Unit = {
-    io.mkdirs(dir)
-    io.publish(to, io.readBytes(from))
-  }
+  private def copy(from: org.apache.hadoop.fs.Path, to: org.apache.hadoop.fs.Path): Unit = io.publish(to, io.readBytes(from))
 }
 
 object BranchManager {

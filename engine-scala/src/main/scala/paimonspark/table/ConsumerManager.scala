@@ -29,7 +29,6 @@ final class ConsumerManager(io: FileIO, paths: TablePaths) extends Serializable 
 
   /** Records that consumer `id` reads on from snapshot `nextSnapshot`, replacing its file whole. */
   def record(id: String, nextSnapshot: Long): Unit = {
-    io.mkdirs(paths.consumerDir)
     io.overwrite(new org.apache.hadoop.fs.Path(paths.consumerDir, TablePaths.ConsumerPrefix + id),
       s"""{"nextSnapshot":$nextSnapshot}""".getBytes(java.nio.charset.StandardCharsets.UTF_8))
   }

@@ -14,8 +14,11 @@ import paimonspark.lsm.DataFileSettings
  * under, and takes no writes. Cheap to create and serializable, so executors get the same view the
  * driver planned with.
  */
-final class FileStoreTable(val io: FileIO, val paths: TablePaths, val schema: TableSchema,
+final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: TableSchema,
     val pinned: Option[Snapshot] = None) extends Serializable {
+
+  /** The table's file I/O; it publishes on object stores without conditional writes only if the table allows it. */
+  val io: FileIO = FileStoreTable.fileIOFor(fileIO, schema)
 
   def location: Path = paths.root
   /** The table's location, with the branch when it is not `main`: how errors name it. */
@@ -100,6 +103,21 @@ object FileStoreTable {
     new FileStoreTable(io, paths, schema)
   }
 
+  /**
+   * Creates a table at `location` by publishing its schema 0; None when another writer created it
+   * first. A store that cannot publish safely is refused before anything is written.
+   */
+  def create(io: FileIO, location: Path, schema: TableSchema): Option[FileStoreTable] = {
+    val table = new FileStoreTable(io, new TablePaths(location), schema)
+    table.io.checkPublishable(location)
+    val manager = table.schemaManager
+    if (manager.listIds().isEmpty && manager.publish(schema)) Some(table) else None
+  }
+
   def exists(io: FileIO, location: Path): Boolean =
     new SchemaManager(io, new TablePaths(location)).listIds().nonEmpty
+
+  /** `io`, allowed to publish on object stores without conditional writes when `schema`'s options promise one writer. */
+  def fileIOFor(io: FileIO, schema: TableSchema): FileIO =
+    if (TableOptions(schema.options).objectStoreSingleWriter) io.assumingSingleWriter else io
 }

@@ -37,7 +37,6 @@ final class ManifestStore(io: FileIO, paths: TablePaths, schema: TableSchema) {
   /** Writes a complete index manifest and returns its name. */
   def writeIndexManifest(entries: Seq[IndexFileEntry]): String = {
     val name = indexManifestNames.next()
-    io.mkdirs(paths.manifestDir)
     io.writeBytes(paths.manifestFile(name), IndexManifestAvro.write(entries, options.manifestCompression))
     name
   }
@@ -46,7 +45,6 @@ final class ManifestStore(io: FileIO, paths: TablePaths, schema: TableSchema) {
   def writeList(metas: Seq[ManifestFileMeta]): (String, Long) = {
     val name = listNames.next()
     val bytes = ManifestAvro.writeFileMetas(metas, options.manifestCompression)
-    io.mkdirs(paths.manifestDir)
     io.writeBytes(paths.manifestFile(name), bytes)
     (name, bytes.length.toLong)
   }
@@ -56,7 +54,6 @@ final class ManifestStore(io: FileIO, paths: TablePaths, schema: TableSchema) {
     if (entries.isEmpty) return Nil
     // A manifest row costs about 300 bytes compressed; roll by count rather than buffering twice.
     val perFile = math.max(1000L, options.manifestTargetFileSize / 300L).toInt
-    io.mkdirs(paths.manifestDir)
     entries.grouped(perFile).map { chunk =>
       val name = manifestNames.next()
       val bytes = ManifestAvro.writeEntries(chunk, options.manifestCompression)

@@ -28,7 +28,6 @@ final class SchemaManager(io: FileIO, paths: TablePaths) extends Serializable {
 
   /** Publishes `schema` under its id; false if a schema with that id already exists. */
   def publish(schema: TableSchema): Boolean = {
-    io.mkdirs(paths.schemaDir)
     io.publish(paths.schemaFile(schema.id), SchemaJson.write(schema).getBytes(UTF_8))
   }
 }

@@ -74,7 +74,6 @@ final class SnapshotManager private (io: FileIO, dir: Path, prefix: String) exte
 
   /** Publishes a snapshot if its id is still free; the linearization point of every commit. */
   def publish(snapshot: Snapshot): Boolean = {
-    io.mkdirs(dir)
     val won = io.publish(file(snapshot.id), SnapshotJson.write(snapshot).getBytes(UTF_8))
     if (won) writeHint(latestHint, snapshot.id)
     won
@@ -82,7 +81,6 @@ final class SnapshotManager private (io: FileIO, dir: Path, prefix: String) exte
 
   /** Puts back the file of a tagged snapshot that expired (rollback to the tag); atomic, like a commit. */
   def restore(snapshot: Snapshot): Unit = {
-    io.mkdirs(dir)
     io.publish(file(snapshot.id), SnapshotJson.write(snapshot).getBytes(UTF_8))
   }
 

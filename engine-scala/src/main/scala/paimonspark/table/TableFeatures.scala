@@ -25,6 +25,7 @@ object TableFeatures {
 
   /** Refuses writing `table` (at its latest snapshot) if what it would write or rewrite breaks a feature. */
   def requireWritable(table: FileStoreTable): Unit = {
+    table.io.checkPublishable(table.location)
     table.snapshotManager.latest().foreach(requireIndexes(table, _))
     requireSchema(table, Access.Write)
   }

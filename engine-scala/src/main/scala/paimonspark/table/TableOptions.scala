@@ -40,6 +40,8 @@ final case class TableOptions(raw: Map[String, String]) {
   def partitionDefaultName: String = text(PartitionDefaultName)
   def statsMode: StatsMode = StatsMode.parse(text(StatsModeKey)).getOrElse(StatsMode.Truncate(16))
   def commitMaxRetries: Int = int(CommitMaxRetries)
+  /** The writers promise there is only one of them: commits may go to object stores without conditional writes. */
+  def objectStoreSingleWriter: Boolean = flag(ObjectStoreSingleWriter)
   def dataFilePrefix: String = text(DataFilePrefix)
   def writeBufferSize: Long = bytes(WriteBufferSize)
   def changelogProducer: String = text(ChangelogProducerKey).trim.toLowerCase
@@ -131,6 +133,7 @@ object TableOptions {
   val PartitionLegacyName = "partition.legacy-name"
   val StatsModeKey = "metadata.stats-mode"
   val CommitMaxRetries = "commit.max-retries"
+  val ObjectStoreSingleWriter: String = paimonspark.fs.PublishMethod.SingleWriterOption
   val DataFilePrefix = "data-file.prefix"
   val WriteOnly = "write-only"
   val DeletionVectors = "deletion-vectors.enabled"

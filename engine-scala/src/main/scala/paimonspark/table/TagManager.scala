@@ -42,7 +42,6 @@ final class TagManager(io: FileIO, paths: TablePaths) extends Serializable {
   def create(name: String, snapshot: Snapshot, timeRetained: Option[Duration]): Tag = {
     TagManager.checkName(name)
     val tag = Tag(snapshot, timeRetained.map(_ => LocalDateTime.now()), timeRetained)
-    io.mkdirs(paths.tagDir)
     if (!io.publish(paths.tagFile(name), TagJson.write(tag).getBytes(UTF_8))) {
       throw new VersionAlreadyExistsException(name, s"table ${paths.root}: tag '$name' already exists")
     }
@@ -65,7 +64,6 @@ final class TagManager(io: FileIO, paths: TablePaths) extends Serializable {
   def rename(from: String, to: String): Unit = {
     TagManager.checkName(to)
     val tag = read(from)
-    io.mkdirs(paths.tagDir)
     if (!io.publish(paths.tagFile(to), TagJson.write(tag).getBytes(UTF_8))) {
       throw new VersionAlreadyExistsException(to, s"table ${paths.root}: tag '$to' already exists")
     }

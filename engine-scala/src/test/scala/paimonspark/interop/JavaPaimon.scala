@@ -22,10 +22,14 @@ import org.apache.paimon.types.RowKind
  * "db.t$branch_b". Rows come back as sorted lists of plain values (String, Integer, Long, ...), the
  * shape [[JavaPaimon.sorted]] gives Spark rows, so the two compare with `==`.
  */
-final class JavaPaimon(warehouse: Path) extends AutoCloseable {
+final class JavaPaimon(warehouseUri: String, catalogOptions: Map[String, String]) extends AutoCloseable {
+  /** Over a local warehouse. */
+  def this(warehouse: Path) = this(warehouse.toString, Map.empty)
+
   private val catalog: Catalog = {
     val conf = new Options()
-    conf.set("warehouse", warehouse.toString)
+    conf.set("warehouse", warehouseUri)
+    catalogOptions.foreach { case (k, v) => conf.set(k, v) }
     // No caching: the other engine changes the tables between calls.
     conf.set("cache-enabled", "false")
     CatalogFactory.createCatalog(CatalogContext.create(conf))
@@ -129,9 +133,10 @@ final class JavaPaimon(warehouse: Path) extends AutoCloseable {
       .snapshotRetainMin(retainMin).snapshotTimeRetain(Duration.ofDays(1)).snapshotMaxDeletes(Int.MaxValue).build())
       .expire()
 
+  /** A table's local directory (local warehouses only). */
   private def dir(name: String): Path = {
     val id = Identifier.fromString(name)
-    warehouse.resolve(s"${id.getDatabaseName}.db").resolve(id.getTableName)
+    java.nio.file.Paths.get(warehouseUri).resolve(s"${id.getDatabaseName}.db").resolve(id.getTableName)
   }
 
   /** A copy of table "db.t" as "db.t_<suffix>" (returned), for Java to run on it what we run on the original. */

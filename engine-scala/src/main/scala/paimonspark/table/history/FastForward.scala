@@ -32,7 +32,6 @@ object FastForward {
       .foreach(id => io.delete(mainPaths.schemaFile(id), recursive = false))
 
     def copy(from: org.apache.hadoop.fs.Path, to: org.apache.hadoop.fs.Path): Unit = {
-      io.mkdirs(to.getParent)
       io.publish(to, io.readBytes(from))
     }
     branch.schemaManager.listIds().filter(_ >= first.schemaId)

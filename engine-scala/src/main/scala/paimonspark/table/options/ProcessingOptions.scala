@@ -117,6 +117,8 @@ private[table] object ProcessingOptions extends OptionDeclarations {
 
     // ---- commits ----
     implemented("commit.max-retries", IntIn(0, 1000), "10"),
+    // This engine's own: Paimon commits by rename, which object stores do not make atomic.
+    implemented("commit.object-store.single-writer", bool, "false"),
     noEffect("commit.timeout", time, null, "commits retry up to 'commit.max-retries' times; how long changes no result"),
     noEffect("commit.min-retry-wait", time, "10 ms", "waiting between retries changes no result"),
     noEffect("commit.max-retry-wait", time, "10 s", "waiting between retries changes no result"),

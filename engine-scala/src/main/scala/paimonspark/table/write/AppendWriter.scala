@@ -78,12 +78,12 @@ final class AppendWriter(table: FileStoreTable, fileSource: Int = FileSource.App
 
   private def closeFile(): Unit = if (file != null) {
     val footer = file.close()
-    val rows = file.rowCount
+    val (rows, length) = (file.rowCount, file.length)
     file = null
     val (valueStats, statsCols) = FooterStats.valueStats(schema.fields, footer, options.statsMode)
     val meta = DataFileMeta(
       fileName = filePath.getName,
-      fileSize = table.io.length(filePath),
+      fileSize = length,
       rowCount = rows,
       minKey = BinaryRow.EmptySerialized,
       maxKey = BinaryRow.EmptySerialized,

@@ -82,7 +82,6 @@ final class RowBucketer(table: FileStoreTable, bucketing: Bucketing) {
           val old = previous.find(_.bucket == bucket)
           val all = (assigner.existing.getOrElse(bucket, Array.empty[Int]).toSet ++ added).toSeq.sorted
           val name = namer.next()
-          table.io.mkdirs(table.paths.indexDir)
           val bytes = HashIndexFile.write(all)
           table.io.writeBytes(table.paths.indexFile(name), bytes)
           IndexChange(IndexFileEntry(FileKind.Add, partition, bucket, IndexManifestAvro.HashIndex, name, bytes.length.toLong,

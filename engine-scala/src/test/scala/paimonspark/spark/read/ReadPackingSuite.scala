@@ -66,9 +66,12 @@ class ReadPackingSuite extends AnyFunSuite with BeforeAndAfterAll {
       "incremental diff" -> (() => rows(table("incremental-between" -> "1,4", "incremental-between-scan-mode" -> "diff"))),
       "audit log diff" -> (() => rows(spark.read.options(Map("incremental-between" -> "1,4",
         "incremental-between-scan-mode" -> "diff")).table(s"paimon.default.`$t$$audit_log`"))),
-      "changes" -> (() => rows(sql(s"SELECT * FROM $name CHANGES FROM VERSION 1 TO VERSION 4"))),
-      // A stream's first read of the full state is the batch scan above; its changes are read otherwise.
-      "stream from snapshot 1" -> (() => streamed(t, "scan.mode" -> "from-snapshot", "scan.snapshot-id" -> "1")._1))
+      "changes" -> (() => rows(sql(s"SELECT * FROM $name CHANGES FROM VERSION 1 TO VERSION 4")))) ++
+      // A stream's first read of the full state is the batch scan above; its changes are read otherwise. Streams
+      // start slowly: one kind of files read as they are and one of key ranges merged is enough.
+      (if (Set("append", "partial")(t))
+        Seq("stream from snapshot 1" -> (() => streamed(t, "scan.mode" -> "from-snapshot", "scan.snapshot-id" -> "1")._1))
+      else Nil)
   }
 
   /** The rows a stream of `t` reads with Trigger.AvailableNow, and the tasks of all it has to read, planned as one micro-batch. */

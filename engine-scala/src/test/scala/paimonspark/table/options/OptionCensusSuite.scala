@@ -34,7 +34,8 @@ class OptionCensusSuite extends AnyFunSuite {
   /** Options of Paimon's Spark connector and of this engine: every other listed key is a CoreOption. */
   private val notCoreOptions = Set("write.merge-schema", "write.merge-schema.explicit-cast", "read.changelog",
     "read.stream.maxFilesPerTrigger", "read.stream.maxBytesPerTrigger", "read.stream.maxRowsPerTrigger",
-    "read.stream.minRowsPerTrigger", "read.stream.maxTriggerDelayMs", "owner", "compaction.small-file-ratio")
+    "read.stream.minRowsPerTrigger", "read.stream.maxTriggerDelayMs", "owner", "compaction.small-file-ratio",
+    "commit.object-store.single-writer")
 
   /** A Paimon default in the canonical text of our value kinds. */
   private def paimonDefault(o: ConfigOption[_], kind: OptionKind): Option[String] = Option(o.defaultValue()).map {

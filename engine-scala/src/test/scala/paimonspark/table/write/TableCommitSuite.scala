@@ -4,16 +4,21 @@ import java.nio.file.Files
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
+import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.CommitConflictException
 import paimonspark.format._
-import paimonspark.fs.{FileIO, HadoopConf}
+import paimonspark.fs.{FileIO, HadoopConf, MotoServer}
 import paimonspark.table.FileStoreTable
 
 /** Commits racing for the same snapshot id, made deterministic by a filesystem that lets a rival go first. */
-class TableCommitSuite extends AnyFunSuite {
+class TableCommitSuite extends AnyFunSuite with BeforeAndAfterAll {
   private val conf = new HadoopConf(new Configuration())
+  private lazy val moto = MotoServer.start()
+  private var motoStarted = false
+
+  override def afterAll(): Unit = if (motoStarted) moto.stop()
   private val schema = TableSchema(0, Seq(DataField(0, "a", DataTypes.int)), 0, Nil, Nil, Map.empty, None, 0L)
 
   private def entry(name: String): ManifestEntry = ManifestEntry(FileKind.Add, BinaryRow.EmptySerialized, 0, -1,
@@ -82,5 +87,26 @@ class TableCommitSuite extends AnyFunSuite {
     }.toSet
     val onDisk = plain.io.list(plain.paths.manifestDir).map(_.getPath.getName).toSet
     assert(onDisk == referenced)
+  }
+
+  test("on S3, a commit whose snapshot landed but whose answer was lost counts as committed, once") {
+    motoStarted = true
+    moto.createBucket("commit-lost")
+    val s3 = new HadoopConf(moto.s3aConf())
+    val paths = new TablePaths(new Path("s3a://commit-lost/t"))
+    val plain = new FileStoreTable(new FileIO(s3), paths, schema)
+    assert(plain.schemaManager.publish(schema))
+    // The SDK's retry of a PUT that landed: the store answers 412 to the same bytes.
+    val lossy = new FileIO(s3) {
+      override def publish(target: Path, bytes: Array[Byte]): Boolean = {
+        if (target.getName.startsWith("snapshot-")) super.publish(target, bytes)
+        super.publish(target, bytes)
+      }
+    }
+    assert(new TableCommit(new FileStoreTable(lossy, paths, schema), "me").commit(Seq(entry("mine")), None).contains(1L))
+    assert(plain.snapshotManager.latestId().contains(1L) && plain.snapshotManager.read(1).commitUser == "me")
+    assert(liveFiles(plain) == Set("mine"))
+    assert(new TableCommit(plain, "next").commit(Seq(entry("next")), None).contains(2L))
+    assert(liveFiles(plain) == Set("mine", "next"))
   }
 }

@@ -1,0 +1,21 @@
+package paimonspark.fs
+
+/**
+ * What an object store's failure means, read from the exception and its causes: S3A and the AWS
+ * SDK are on the classpath only when a warehouse is on S3, so they are recognised by class name and
+ * by the SDK's `statusCode()`, never linked against.
+ */
+private[fs] object StoreErrors {
+  /** HTTP 412: a conditional request whose condition did not hold (the name was taken, or the object changed). */
+  def isPreconditionFailed(e: Throwable): Boolean =
+    causes(e).exists(c => c.getClass.getSimpleName == "RemoteFileChangedException" || status(c).contains(412))
+
+  /** HTTP 409: another conditional write to the same name is still in flight. */
+  def isConflict(e: Throwable): Boolean = causes(e).exists(c => status(c).contains(409))
+
+  private def causes(e: Throwable): Iterator[Throwable] = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(20)
+
+  private def status(e: Throwable): Option[Int] =
+    try Option(e.getClass.getMethod("statusCode").invoke(e)).collect { case code: Integer => code.intValue }
+    catch { case _: NoSuchMethodException => None }
+}

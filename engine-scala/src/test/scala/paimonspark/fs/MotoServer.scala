@@ -1,0 +1,65 @@
+package paimonspark.fs
+
+import java.net.{HttpURLConnection, InetAddress, ServerSocket, URI}
+import java.nio.file.{Path, Paths}
+
+import org.apache.hadoop.conf.Configuration
+
+/**
+ * A real S3 API for tests: the moto server installed in the project's .venv (`moto[server]`),
+ * listening on 127.0.0.1 at a free port until [[stop]].
+ */
+final class MotoServer private (process: Process, val port: Int) {
+  val endpoint = s"http://127.0.0.1:$port"
+
+  /** Creates a bucket (moto checks no signature, so a plain path-style PUT does). */
+  def createBucket(name: String): Unit = {
+    val http = URI.create(s"$endpoint/$name").toURL.openConnection().asInstanceOf[HttpURLConnection]
+    http.setRequestMethod("PUT")
+    http.setFixedLengthStreamingMode(0)
+    http.setDoOutput(true)
+    http.getOutputStream.close()
+    require(http.getResponseCode == 200, s"moto refused bucket $name: HTTP ${http.getResponseCode}")
+  }
+
+  /** Hadoop settings for S3A against this server, as the tests and the docs set them. */
+  def s3aConf(extra: (String, String)*): Configuration = {
+    val conf = new Configuration()
+    (Seq("fs.s3a.endpoint" -> endpoint, "fs.s3a.path.style.access" -> "true", "fs.s3a.endpoint.region" -> "us-east-1",
+      "fs.s3a.connection.ssl.enabled" -> "false", "fs.s3a.access.key" -> "test", "fs.s3a.secret.key" -> "test",
+      "fs.s3a.retry.limit" -> "2", "fs.s3a.attempts.maximum" -> "2") ++ extra).foreach { case (k, v) => conf.set(k, v) }
+    conf
+  }
+
+  def stop(): Unit = {
+    process.destroy()
+    process.waitFor()
+  }
+}
+
+object MotoServer {
+  def start(): MotoServer = {
+    val port = { val s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress); try s.getLocalPort finally s.close() }
+    val process = new ProcessBuilder(motoBinary.toString, "-H", "127.0.0.1", "-p", port.toString)
+      .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start()
+    val server = new MotoServer(process, port)
+    val deadline = System.nanoTime() + 60L * 1000 * 1000 * 1000
+    while (!answers(server.endpoint)) {
+      if (!process.isAlive || System.nanoTime() > deadline) {
+        process.destroyForcibly()
+        throw new IllegalStateException(s"moto_server did not start on port $port")
+      }
+      Thread.sleep(100)
+    }
+    server
+  }
+
+  private def answers(endpoint: String): Boolean =
+    try URI.create(endpoint + "/moto-api/").toURL.openConnection().asInstanceOf[HttpURLConnection].getResponseCode > 0
+    catch { case _: java.io.IOException => false }
+
+  /** `.venv/bin/moto_server` of the checkout the tests run in (sbt forks them in the project or its parent). */
+  private def motoBinary: Path = Iterator.iterate(Paths.get(sys.props("user.dir")).toAbsolutePath)(_.getParent)
+    .takeWhile(_ != null).map(_.resolve(".venv/bin/moto_server")).find(_.toFile.canExecute)
+    .getOrElse(throw new IllegalStateException("moto_server is not installed in .venv: run `make venv`"))
+}

@@ -1,0 +1,144 @@
+"""A real S3 API for the object-store suites: a moto server (`moto[server]` from PyPI) on 127.0.0.1 at a
+free port, with the settings Spark (S3A), pypaimon and worker processes need to use it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any, Dict, Iterator, List
+
+import pytest
+from pyspark.sql import SparkSession
+
+from deploy_util import free_port
+
+# Worker processes take the store's Spark settings from this variable.
+ENV = "PAIMON_TEST_S3_CONF"
+
+
+class MotoS3:
+    """A moto server in a child process, stopped by `stop()`."""
+
+    def __init__(self, log: Path) -> None:
+        self.port = free_port()
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        binary = Path(sys.executable).parent / "moto_server"
+        with log.open("w") as out:
+            # Its request recorder (used by the bench) writes beside the log, not in the working directory.
+            env = {**os.environ, "MOTO_RECORDER_FILEPATH": str(log.with_name("moto_recording"))}
+            self.process = subprocess.Popen([str(binary), "-H", "127.0.0.1", "-p", str(self.port)], stdout=out,
+                                            stderr=subprocess.STDOUT, start_new_session=True, env=env)
+        deadline = time.monotonic() + 60
+        while not self._answers():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"moto_server did not start:\n{log.read_text()[-3000:]}")
+            time.sleep(0.1)
+
+    def _answers(self) -> bool:
+        try:
+            urllib.request.urlopen(f"{self.endpoint}/moto-api/", timeout=1).close()
+            return True
+        except OSError:
+            return False
+
+    def create_bucket(self, name: str) -> str:
+        """Creates a bucket (moto checks no signature: a path-style PUT does) and returns its name."""
+        urllib.request.urlopen(urllib.request.Request(f"{self.endpoint}/{name}", method="PUT"), timeout=10).close()
+        return name
+
+    def spark_conf(self) -> Dict[str, str]:
+        """S3A's settings for this server, as `spark.hadoop.*` session settings (short retries: it is local)."""
+        return {
+            "spark.hadoop.fs.s3a.endpoint": self.endpoint,
+            "spark.hadoop.fs.s3a.endpoint.region": "us-east-1",
+            "spark.hadoop.fs.s3a.path.style.access": "true",
+            "spark.hadoop.fs.s3a.connection.ssl.enabled": "false",
+            "spark.hadoop.fs.s3a.access.key": "test",
+            "spark.hadoop.fs.s3a.secret.key": "test",
+            "spark.hadoop.fs.s3a.retry.limit": "2",
+            "spark.hadoop.fs.s3a.attempts.maximum": "2",
+        }
+
+    def pypaimon_options(self) -> Dict[str, str]:
+        """pypaimon's catalog options for this server (it reads S3 through pyarrow)."""
+        return {"fs.s3.endpoint": self.endpoint, "fs.s3.region": "us-east-1", "fs.s3.accessKeyId": "test",
+                "fs.s3.accessKeySecret": "test", "fs.s3.path-style-access": "true"}
+
+    def worker_env(self, spark: SparkSession) -> Dict[str, str]:
+        """The environment of a worker process that writes to this server: its settings, and the S3A jars
+        `spark` resolved (`s3=True`), so that workers start without resolving them again."""
+        # spark-submit resolved them when it started this JVM, into its `spark.jars` property.
+        resolved = str(spark.sparkContext._jvm.java.lang.System.getProperty("spark.jars") or "")  # type: ignore
+        jars = [j for j in resolved.split(",") if j and "paimon-spark" not in j]
+        assert any("hadoop-aws" in j for j in jars), f"this JVM has no S3A jars: {resolved}"
+        return {**os.environ, ENV: json.dumps({**self.spark_conf(), "spark.jars": ",".join(jars)})}
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def conf_from_env() -> Dict[str, str]:
+    """The S3 settings (and S3A jars, as `spark.jars`) a worker process was given by `MotoS3.worker_env()`,
+    or none."""
+    return json.loads(os.environ.get(ENV, "{}"))
+
+
+# ---- fixtures: a test module imports `moto`, `bucket`, `warehouse`, `spark` and `oracle` from here ----
+
+
+@pytest.fixture(scope="module")
+def moto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MotoS3]:
+    """A moto server for the module."""
+    server = MotoS3(tmp_path_factory.mktemp("moto") / "moto.log")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def bucket(moto: MotoS3, request: pytest.FixtureRequest) -> str:
+    """A bucket of the module's own: S3A caches one filesystem per bucket for the whole JVM."""
+    return moto.create_bucket(request.module.__name__.split(".")[-1].replace("_", "-"))
+
+
+@pytest.fixture(scope="module")
+def warehouse(bucket: str) -> str:
+    return f"s3a://{bucket}/warehouse"
+
+
+@pytest.fixture(scope="module")
+def spark(warehouse: str, moto: MotoS3) -> Iterator[SparkSession]:
+    from conftest import new_session
+
+    session = new_session(warehouse, **moto.spark_conf())
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def oracle(warehouse: str, moto: MotoS3) -> Any:
+    """pypaimon over the same warehouse, reading S3 through pyarrow with its own `fs.s3.*` options."""
+    from pypaimon import CatalogFactory
+
+    return CatalogFactory.create({"warehouse": warehouse.replace("s3a://", "s3://"), **moto.pypaimon_options()})
+
+
+def keys(moto: MotoS3, bucket: str, prefix: str) -> List[str]:
+    """The object keys under `prefix`, as the store lists them (every page), without directory markers."""
+    import boto3
+
+    client = boto3.client("s3", endpoint_url=moto.endpoint, region_name="us-east-1", aws_access_key_id="test",
+                          aws_secret_access_key="test")
+    found: List[str] = []
+    for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        found += [o["Key"] for o in page.get("Contents", []) if not o["Key"].endswith("/")]
+    return found
