@@ -38,11 +38,15 @@ publish-local: $(VENV)/.installed
 
 # Scala unit tests and pytest suites; ends with one line "N passed, N failed".
 # The jar is published to the local Maven repository first: the --packages tests resolve it there.
+# The Scala suites (one JVM, about one core) run beside the pytest suites, which leave a core idle a
+# quarter of the time; their log is in test-reports/scala.log, their failures are printed after pytest's.
 test: $(VENV)/.installed
-	rm -rf test-reports
-	$(SBT) engine/package engine/publishM2 engine/test; echo $$? > .scala-status
+	rm -rf test-reports .scala-status .pytest-status && mkdir -p test-reports
+	$(SBT) engine/package engine/publishM2 engine/Test/compile
 	mkdir -p $(dir $(JAR)) && cp target/paimon-spark.jar $(JAR)
-	$(PY) -m pytest tests -q --junitxml=test-reports/pytest.xml; echo $$? > .pytest-status
+	($(SBT) engine/test > test-reports/scala.log 2>&1; echo $$? > .scala-status) & \
+	$(PY) -m pytest tests -q --junitxml=test-reports/pytest.xml; echo $$? > .pytest-status; wait
+	@grep -E '\*\*\* FAILED|Tests: succeeded|^\[error\]' test-reports/scala.log || true
 	$(PY) tests/support/summarize.py test-reports .scala-status .pytest-status
 
 test-scala: $(VENV)/.installed

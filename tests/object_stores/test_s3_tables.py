@@ -162,3 +162,30 @@ def test_a_missing_bucket_or_a_dead_endpoint_is_a_storage_error_naming_the_wareh
         assert error.value.value == location and "s3.endpoint" in str(error.value)
         spark.conf.unset("spark.sql.catalog.elsewhere")
         spark.conf.unset("spark.sql.catalog.elsewhere.warehouse")
+
+
+def test_credentials_the_store_refuses_are_a_storage_error_naming_the_warehouse(spark, tmp_path):
+    """A second moto server that checks credentials once its first three requests have created a user."""
+    import boto3
+
+    from s3_store import MotoS3
+
+    guarded = MotoS3(tmp_path / "moto-auth.log", INITIAL_NO_AUTH_ACTION_COUNT="3")
+    try:
+        iam = boto3.client("iam", endpoint_url=guarded.endpoint, region_name="us-east-1", aws_access_key_id="x",
+                           aws_secret_access_key="x")
+        iam.create_user(UserName="writer")
+        iam.put_user_policy(UserName="writer", PolicyName="s3", PolicyDocument=json.dumps(
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
+        key = iam.create_access_key(UserName="writer")["AccessKey"]
+        boto3.client("s3", endpoint_url=guarded.endpoint, region_name="us-east-1", aws_access_key_id=key["AccessKeyId"],
+                     aws_secret_access_key=key["SecretAccessKey"]).create_bucket(Bucket="guarded")
+        for k, v in {"endpoint": guarded.endpoint, "access.key": key["AccessKeyId"], "secret.key": "wrong"}.items():
+            spark.conf.set(f"fs.s3a.bucket.guarded.{k}", v)
+        spark.conf.set("spark.sql.catalog.guarded", "paimonspark.spark.PaimonCatalog")
+        spark.conf.set("spark.sql.catalog.guarded.warehouse", "s3a://guarded/wh")
+        with pytest.raises(StorageError) as error:
+            spark.sql("SHOW NAMESPACES IN guarded").collect()
+        assert error.value.value == "s3a://guarded/wh" and "credentials" in str(error.value)
+    finally:
+        guarded.stop()

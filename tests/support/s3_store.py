@@ -1,5 +1,6 @@
-"""A real S3 API for the object-store suites: a moto server (`moto[server]` from PyPI) on 127.0.0.1 at a
-free port, with the settings Spark (S3A), pypaimon and worker processes need to use it."""
+"""A real S3 API for the object-store suites: a moto server (`moto[server]` from PyPI, serialized:
+`serialized_moto.py`) on 127.0.0.1 at a free port, with the settings Spark (S3A), pypaimon and worker
+processes need to use it."""
 
 from __future__ import annotations
 
@@ -24,14 +25,16 @@ ENV = "PAIMON_TEST_S3_CONF"
 class MotoS3:
     """A moto server in a child process, stopped by `stop()`."""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: Path, **env: str) -> None:
+        """`env`: moto's own settings, such as INITIAL_NO_AUTH_ACTION_COUNT (requests served before it
+        checks credentials)."""
         self.port = free_port()
         self.endpoint = f"http://127.0.0.1:{self.port}"
-        binary = Path(sys.executable).parent / "moto_server"
+        server = Path(__file__).resolve().parent / "serialized_moto.py"
         with log.open("w") as out:
             # Its request recorder (used by the bench) writes beside the log, not in the working directory.
-            env = {**os.environ, "MOTO_RECORDER_FILEPATH": str(log.with_name("moto_recording"))}
-            self.process = subprocess.Popen([str(binary), "-H", "127.0.0.1", "-p", str(self.port)], stdout=out,
+            env = {**os.environ, "MOTO_RECORDER_FILEPATH": str(log.with_name("moto_recording")), **env}
+            self.process = subprocess.Popen([sys.executable, str(server), "127.0.0.1", str(self.port)], stdout=out,
                                             stderr=subprocess.STDOUT, start_new_session=True, env=env)
         deadline = time.monotonic() + 60
         while not self._answers():

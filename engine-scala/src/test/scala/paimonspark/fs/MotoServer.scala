@@ -6,8 +6,9 @@ import java.nio.file.{Path, Paths}
 import org.apache.hadoop.conf.Configuration
 
 /**
- * A real S3 API for tests: the moto server installed in the project's .venv (`moto[server]`),
- * listening on 127.0.0.1 at a free port until [[stop]].
+ * A real S3 API for tests: the moto server installed in the project's .venv (`moto[server]`), run by
+ * `tests/support/serialized_moto.py` (one request at a time, so that conditional writes are decided
+ * atomically, as S3 decides them), listening on 127.0.0.1 at a free port until [[stop]].
  */
 final class MotoServer private (process: Process, val port: Int) {
   val endpoint = s"http://127.0.0.1:$port"
@@ -40,7 +41,8 @@ final class MotoServer private (process: Process, val port: Int) {
 object MotoServer {
   def start(): MotoServer = {
     val port = { val s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress); try s.getLocalPort finally s.close() }
-    val process = new ProcessBuilder(motoBinary.toString, "-H", "127.0.0.1", "-p", port.toString)
+    val (python, script) = moto
+    val process = new ProcessBuilder(python.toString, script.toString, "127.0.0.1", port.toString)
       .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start()
     val server = new MotoServer(process, port)
     val deadline = System.nanoTime() + 60L * 1000 * 1000 * 1000
@@ -58,8 +60,9 @@ object MotoServer {
     try URI.create(endpoint + "/moto-api/").toURL.openConnection().asInstanceOf[HttpURLConnection].getResponseCode > 0
     catch { case _: java.io.IOException => false }
 
-  /** `.venv/bin/moto_server` of the checkout the tests run in (sbt forks them in the project or its parent). */
-  private def motoBinary: Path = Iterator.iterate(Paths.get(sys.props("user.dir")).toAbsolutePath)(_.getParent)
-    .takeWhile(_ != null).map(_.resolve(".venv/bin/moto_server")).find(_.toFile.canExecute)
-    .getOrElse(throw new IllegalStateException("moto_server is not installed in .venv: run `make venv`"))
+  /** The .venv's Python and the server script of the checkout the tests run in (sbt forks them in the project or its parent). */
+  private def moto: (Path, Path) = Iterator.iterate(Paths.get(sys.props("user.dir")).toAbsolutePath)(_.getParent)
+    .takeWhile(_ != null).map(root => (root.resolve(".venv/bin/python"), root.resolve("tests/support/serialized_moto.py")))
+    .find { case (python, script) => python.toFile.canExecute && script.toFile.isFile }
+    .getOrElse(throw new IllegalStateException("no .venv/bin/python with moto beside tests/support: run `make venv`"))
 }
