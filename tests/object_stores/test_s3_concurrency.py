@@ -61,9 +61,9 @@ def test_four_writer_processes_append_twenty_commits_each_and_none_is_lost(spark
 
 def test_two_writers_upsert_and_compact_one_primary_key_table_on_s3(spark, moto, bucket, warehouse, oracle,
                                                                    tmp_path):
-    # A trigger of 2 makes nearly every write compact: compactions race each other and the other writer's appends.
+    # A trigger of 3 makes every other write compact: compactions race each other and the other writer's appends.
     spark.sql("CREATE TABLE paimon.default.pkconc (writer INT, seq BIGINT) TBLPROPERTIES ('primary-key' = "
-              "'writer,seq', 'bucket' = '2', 'num-sorted-run.compaction-trigger' = '2', 'commit.max-retries' = '200')")
+              "'writer,seq', 'bucket' = '2', 'num-sorted-run.compaction-trigger' = '3', 'commit.max-retries' = '200')")
     go = tmp_path / "go2"
     release(start_writers(spark, moto, warehouse, "paimon.default.pkconc", (1, 2), 20, go, rows_per_commit=2), go)
     found = snapshots(moto, bucket, "pkconc")
