@@ -11,8 +11,6 @@ import sys
 import time
 from collections import Counter
 
-import boto3
-
 from conftest import SUPPORT, oracle_rows
 from s3_store import bucket, keys, moto, oracle, spark, warehouse  # noqa: F401  (fixtures)
 
@@ -38,8 +36,7 @@ def release(procs, go, timeout=240):
 
 
 def snapshots(moto, bucket, table):
-    client = boto3.client("s3", endpoint_url=moto.endpoint, region_name="us-east-1", aws_access_key_id="test",
-                          aws_secret_access_key="test")
+    client = moto.client()
     found = {}
     for key in keys(moto, bucket, f"warehouse/default.db/{table}/snapshot/snapshot-"):
         found[int(key.rsplit("-", 1)[1])] = json.loads(client.get_object(Bucket=bucket, Key=key)["Body"].read())

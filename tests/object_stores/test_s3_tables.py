@@ -19,15 +19,6 @@ def table_keys(moto, bucket, table, sub=""):
     return keys(moto, bucket, f"warehouse/default.db/{table}/{sub}")
 
 
-def snapshot_json(moto, bucket, table, snapshot_id):
-    import boto3
-
-    client = boto3.client("s3", endpoint_url=moto.endpoint, region_name="us-east-1", aws_access_key_id="test",
-                          aws_secret_access_key="test")
-    key = f"warehouse/default.db/{table}/snapshot/snapshot-{snapshot_id}"
-    return json.loads(client.get_object(Bucket=bucket, Key=key)["Body"].read())
-
-
 def test_append_table_on_s3_is_written_read_and_read_by_pypaimon(spark, oracle, moto, bucket):
     spark.sql("CREATE TABLE paimon.default.logs (id INT, p STRING) PARTITIONED BY (p)")
     spark.sql("INSERT INTO paimon.default.logs VALUES (1, 'a'), (2, 'b'), (3, 'a')")
@@ -73,11 +64,7 @@ def test_time_travel_tags_expiry_and_orphan_cleanup_on_s3(spark, oracle, moto, b
     assert rows(spark.sql("SELECT * FROM paimon.default.hist VERSION AS OF 'two'")) == [(1,), (2,)]
     assert rows(spark.table("paimon.default.hist")) == [(1,), (2,), (3,), (4,)]
     # A file no snapshot references, old enough, is an orphan; cleanup deletes it and nothing else.
-    import boto3
-
-    client = boto3.client("s3", endpoint_url=moto.endpoint, region_name="us-east-1", aws_access_key_id="test",
-                          aws_secret_access_key="test")
-    client.put_object(Bucket=bucket, Key="warehouse/default.db/hist/bucket-0/data-orphan.parquet", Body=b"x")
+    moto.client().put_object(Bucket=bucket, Key="warehouse/default.db/hist/bucket-0/data-orphan.parquet", Body=b"x")
     time.sleep(1.5)
     now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S")
     call = f"CALL paimon.sys.remove_orphan_files(table => 'default.hist', older_than => '{now}'"

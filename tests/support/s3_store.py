@@ -55,6 +55,13 @@ class MotoS3:
         urllib.request.urlopen(urllib.request.Request(f"{self.endpoint}/{name}", method="PUT"), timeout=10).close()
         return name
 
+    def client(self) -> Any:
+        """A boto3 S3 client of this server, with the credentials the tests use."""
+        import boto3
+
+        return boto3.client("s3", endpoint_url=self.endpoint, region_name="us-east-1", aws_access_key_id="test",
+                            aws_secret_access_key="test")
+
     def spark_conf(self) -> Dict[str, str]:
         """S3A's settings for this server, as `spark.hadoop.*` session settings (short retries: it is local)."""
         return {
@@ -137,11 +144,7 @@ def oracle(warehouse: str, moto: MotoS3) -> Any:
 
 def keys(moto: MotoS3, bucket: str, prefix: str) -> List[str]:
     """The object keys under `prefix`, as the store lists them (every page), without directory markers."""
-    import boto3
-
-    client = boto3.client("s3", endpoint_url=moto.endpoint, region_name="us-east-1", aws_access_key_id="test",
-                          aws_secret_access_key="test")
     found: List[str] = []
-    for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+    for page in moto.client().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
         found += [o["Key"] for o in page.get("Contents", []) if not o["Key"].endswith("/")]
     return found

@@ -77,26 +77,23 @@ object PublishMethod {
   private object ConditionalPut extends PublishMethod {
     private val Attempts = 5
 
-    override def publish(fs: FileSystem, target: Path, bytes: Array[Byte]): Boolean = {
-      var attempt = 1
-      while (true) {
-        try {
-          createIfAbsent(fs, target, bytes)
-          return true
-        } catch {
-          // A store that probes before writing reports the taken name as FileAlreadyExistsException.
-          case e: IOException if StoreErrors.isPreconditionFailed(e) ||
-              e.isInstanceOf[org.apache.hadoop.fs.FileAlreadyExistsException] => return holds(fs, target, bytes)
-          case e: IOException if StoreErrors.isConflict(e) && attempt < Attempts =>
-            Thread.sleep(20L << attempt)
-            attempt += 1
-        }
+    override def publish(fs: FileSystem, target: Path, bytes: Array[Byte]): Boolean = publish(fs, target, bytes, 1)
+
+    private def publish(fs: FileSystem, target: Path, bytes: Array[Byte], attempt: Int): Boolean =
+      try {
+        createIfAbsent(fs, target, bytes)
+        true
+      } catch {
+        // A store that probes before writing reports the taken name as FileAlreadyExistsException.
+        case e: IOException if StoreErrors.isPreconditionFailed(e) ||
+            e.isInstanceOf[org.apache.hadoop.fs.FileAlreadyExistsException] => holds(fs, target, bytes)
+        case e: IOException if StoreErrors.isConflict(e) && attempt < Attempts =>
+          Thread.sleep(20L << attempt)
+          publish(fs, target, bytes, attempt + 1)
       }
-      false
-    }
 
     /** The PUT is sent when the stream closes: that is where a lost race surfaces. */
-    def createIfAbsent(fs: FileSystem, target: Path, bytes: Array[Byte]): Unit = {
+    private def createIfAbsent(fs: FileSystem, target: Path, bytes: Array[Byte]): Unit = {
       val out = fs.createFile(target).must(ConditionalCreate, true).overwrite(false).build()
       try out.write(bytes)
       finally out.close()
@@ -107,7 +104,6 @@ object PublishMethod {
       try java.util.Arrays.equals(in.readAllBytes(), bytes)
       finally in.close()
     }
-
   }
 
   // Check-then-put: safe only with one writer, which the table option promised.

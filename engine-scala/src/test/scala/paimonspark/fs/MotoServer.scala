@@ -23,12 +23,15 @@ final class MotoServer private (process: Process, val port: Int) {
     require(http.getResponseCode == 200, s"moto refused bucket $name: HTTP ${http.getResponseCode}")
   }
 
-  /** Hadoop settings for S3A against this server, as the tests and the docs set them. */
+  /** S3A's settings for this server, as the tests and the docs set them (short retries: it is local). */
+  val s3aSettings: Seq[(String, String)] = Seq("fs.s3a.endpoint" -> endpoint, "fs.s3a.path.style.access" -> "true",
+    "fs.s3a.endpoint.region" -> "us-east-1", "fs.s3a.connection.ssl.enabled" -> "false", "fs.s3a.access.key" -> "test",
+    "fs.s3a.secret.key" -> "test", "fs.s3a.retry.limit" -> "2", "fs.s3a.attempts.maximum" -> "2")
+
+  /** A Hadoop configuration with [[s3aSettings]] and `extra`. */
   def s3aConf(extra: (String, String)*): Configuration = {
     val conf = new Configuration()
-    (Seq("fs.s3a.endpoint" -> endpoint, "fs.s3a.path.style.access" -> "true", "fs.s3a.endpoint.region" -> "us-east-1",
-      "fs.s3a.connection.ssl.enabled" -> "false", "fs.s3a.access.key" -> "test", "fs.s3a.secret.key" -> "test",
-      "fs.s3a.retry.limit" -> "2", "fs.s3a.attempts.maximum" -> "2") ++ extra).foreach { case (k, v) => conf.set(k, v) }
+    (s3aSettings ++ extra).foreach { case (k, v) => conf.set(k, v) }
     conf
   }
 

@@ -1,7 +1,5 @@
 package paimonspark.interop
 
-import scala.jdk.CollectionConverters._
-
 import org.apache.paimon.schema.Schema
 import org.apache.paimon.types.{DataTypes, RowKind}
 import org.scalatest.BeforeAndAfterAll
@@ -17,7 +15,7 @@ import paimonspark.spark.LocalSession
 class S3InteropSuite extends AnyFunSuite with BeforeAndAfterAll {
   private lazy val moto = { val m = MotoServer.start(); m.createBucket("s3-interop"); m }
   private lazy val spark = LocalSession.onWarehouse("s3-interop", "s3a://s3-interop/wh",
-    moto.s3aConf().iterator().asScala.filter(_.getKey.startsWith("fs.s3a.")).map(e => s"spark.hadoop.${e.getKey}" -> e.getValue).toSeq: _*)
+    moto.s3aSettings.map { case (k, v) => s"spark.hadoop.$k" -> v }: _*)
   private lazy val java = new JavaPaimon("s3://s3-interop/wh", Map("s3.endpoint" -> moto.endpoint,
     "s3.endpoint.region" -> "us-east-1", "s3.access-key" -> "test", "s3.secret-key" -> "test",
     "s3.path-style-access" -> "true"))

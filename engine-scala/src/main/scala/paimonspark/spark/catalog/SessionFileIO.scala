@@ -1,5 +1,7 @@
 package paimonspark.spark.catalog
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -12,7 +14,7 @@ import paimonspark.fs.{FileIO, HadoopConf, S3Options}
  */
 object SessionFileIO {
   def apply(options: CaseInsensitiveStringMap = CaseInsensitiveStringMap.empty()): FileIO = {
-    val settings = scala.jdk.CollectionConverters.MapHasAsScala(options.asCaseSensitiveMap()).asScala.toMap
+    val settings = options.asCaseSensitiveMap().asScala.toMap
     new FileIO(new HadoopConf(S3Options.applyTo(SparkSession.active.sessionState.newHadoopConf(), settings)))
   }
 }
