@@ -12,7 +12,6 @@ import json
 import statistics
 import subprocess
 import sys
-import time
 import urllib.request
 from collections import Counter
 from pathlib import Path
@@ -24,6 +23,7 @@ from harness import Check, Comparison, timed, timed_with_cpu
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "support"))
+from concurrent_writer import WriterPool  # noqa: E402  (the tests' writer processes)
 from s3_store import MotoS3  # noqa: E402  (the tests' moto server, one definition)
 
 NAME = "object_store"
@@ -114,22 +114,16 @@ def java_steps(classpath: str, moto: MotoS3, warehouse: str, requests: Requests)
 
 
 def our_race(spark: SparkSession, moto: MotoS3, warehouse: str, work: Path) -> dict:
-    """Two writer processes (the tests' concurrent writer), each appending one-row commits at once."""
+    """Two writer processes (the tests' concurrent writers), each appending one-row commits at once."""
     table = f"paimon_path.`{warehouse}/race`"
     spark.sql(f"CREATE TABLE {table} (writer INT, seq BIGINT) TBLPROPERTIES ('commit.max-retries' = '200', "
               "'write-only' = 'true')")
-    go = work / "go"
-    writer = str(ROOT / "tests" / "support" / "concurrent_writer.py")
-    procs = [subprocess.Popen([sys.executable, writer, warehouse, table, str(w), str(RACE_COMMITS), str(go)],
-                              env=moto.worker_env(spark), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True) for w in range(1, RACE_WRITERS + 1)]
-    while len(list(work.glob("go.ready-*"))) < RACE_WRITERS:
-        assert all(p.poll() is None for p in procs), "a writer ended before it started"
-        time.sleep(0.1)
-    go.touch()
-    reported = sum(RACE_COMMITS if p.wait(timeout=600) == 0 else 0 for p in procs)
-    visible = spark.table(table).count()
-    return {"reported_ok": reported, "visible_rows": visible}
+    writers = WriterPool(warehouse, range(1, RACE_WRITERS + 1), work / "writers", env=moto.worker_env(spark))
+    try:
+        answers = writers.finish(writers.start(table, RACE_COMMITS))
+    finally:
+        writers.close()
+    return {"reported_ok": sum(a["committed"] for a in answers.values()), "visible_rows": spark.table(table).count()}
 
 
 def java_race(classpath: str, moto: MotoS3, warehouse: str) -> dict:

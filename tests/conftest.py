@@ -24,8 +24,42 @@ import jvm_options  # noqa: E402
 import s3_store  # noqa: E402
 
 
+# `make test` runs the modules on two pytest-xdist workers, a module at a time on each (a module's session is
+# module-scoped); the modules under python_api/ share the Connect server (a session-scoped fixture), so they
+# go to one worker together. A worker takes its next module when it is almost done with its last, so the
+# longest go first, with their seconds measured on this 2-core machine: the workers end at about the same time.
+LONGEST_FIRST = {
+    "object_stores/test_s3_concurrency.py": 95, "python_api": 75, "changelog_and_streaming/test_changelog_model.py": 66,
+    "changelog_and_streaming/test_streaming.py": 59, "history/test_history_kill.py": 44,
+    "history/test_history_property.py": 33, "catalog_and_writes/test_append_compaction.py": 32,
+    "row_level_and_schema/test_row_level.py": 29, "object_stores/test_s3_tables.py": 28,
+    "deployment/test_standalone_cluster.py": 27, "deployment/test_packages.py": 26,
+}
+
+
+def _group(nodeid: str) -> str:
+    """The module of a test id (relative to tests/), or python_api for every module that may use Connect."""
+    module = nodeid.split("::")[0].removeprefix("tests/")
+    return "python_api" if module.startswith("python_api/") else module
+
+
 def pytest_configure(config: pytest.Config) -> None:
     jvm_options.use_in_every_jvm()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: -LONGEST_FIRST.get(_group(item.nodeid), 0))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _group(nodeid)
+
+    config.option.loadscopereorder = False  # keep the collected order: longest first
+    return ModuleScheduling(config, log)
 
 
 def new_session(warehouse: Path | str, master: str = "local[2]", **conf: str) -> SparkSession:
@@ -65,6 +99,17 @@ def spark(warehouse: Path) -> Iterator[SparkSession]:
     session = new_session(warehouse)
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator["sessions.ConnectServer"]:
+    """The Spark Connect server of the run (of a pytest worker): defined here, once, since a session-scoped
+    fixture imported into several modules would be defined, and started, once per module."""
+    import sessions  # it imports this module's new_session
+
+    server = sessions.ConnectServer(tmp_path_factory.mktemp("connect"))
+    yield server
+    server.stop()
 
 
 def table_dir(warehouse: Path, name: str, db: str = "default") -> Path:

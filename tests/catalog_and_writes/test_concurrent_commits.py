@@ -3,43 +3,24 @@ Writer processes racing for the same snapshot ids (appends, and upserts with com
 tests/object_stores/test_s3_concurrency.py; the same race on local disk, made deterministic, in the Scala
 TableCommitSuite."""
 
-import os
-import signal
-import subprocess
-import sys
 import time
 
-from conftest import SUPPORT, commit_kinds, table_dir
-
-WRITER = str(SUPPORT / "concurrent_writer.py")
-
-
-def start_writer(warehouse, table, writer_id, commits, go_file, rows_per_commit=1):
-    return subprocess.Popen(
-        [sys.executable, WRITER, str(warehouse), table, str(writer_id), str(commits), str(go_file),
-         str(rows_per_commit)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+from concurrent_writer import WriterPool
+from conftest import commit_kinds, table_dir
 
 
 def test_a_killed_writer_leaves_the_last_snapshot_readable(spark, warehouse, tmp_path):
     spark.sql("CREATE TABLE paimon.default.killed (writer INT, seq BIGINT)")
     spark.sql("INSERT INTO paimon.default.killed VALUES (0, 0), (0, 1)")
-    go = tmp_path / "go"
-    go.touch()
-    proc = start_writer(warehouse, "paimon.default.killed", 9, 1000, go, rows_per_commit=20000)
+    writers = WriterPool(str(warehouse), [9], tmp_path / "writers")
+    writers.start("paimon.default.killed", 1000, rows=20000)
     # Let it write and commit for a while, then kill it without warning, mid-write or mid-commit.
     table = table_dir(warehouse, "killed")
     deadline = time.time() + 120
     while len(list((table / "snapshot").glob("snapshot-*"))) < 3 and time.time() < deadline:
         time.sleep(0.2)
     time.sleep(1.3)
-    # The writer's JVM is a child of its Python process: kill the whole process group at once.
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=60)
-    deadline = time.time() + 30
-    while subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True).returncode == 0:
-        assert time.time() < deadline, "the killed writer's JVM is still running"
-        time.sleep(0.2)
+    writers.kill(9)
     ids = sorted(int(f.name.split("-")[1]) for f in (table / "snapshot").glob("snapshot-*"))
     assert ids == list(range(1, len(ids) + 1)) and len(ids) >= 3
     got = spark.table("paimon.default.killed").collect()

@@ -1,6 +1,6 @@
 """Seeded random walks over a table's history, checked against a model after every step.
 
-Four walks of 22 steps, each over its own table: a primary-key table (partitioned by p, bucket 2,
+Two walks of 26 steps, each over its own table: a primary-key table (partitioned by p, bucket 2,
 inline compaction, manifests merged from 3, automatic expiry after each commit keeping 10
 snapshots) or an append table (partitioned by p, unaware bucket). Steps, drawn at random: appends,
 upserts, INSERT OVERWRITE of the table or of one partition, `compact`, `create_tag` (of the latest

@@ -4,35 +4,22 @@ lands exactly once, none is lost, and a writer killed mid-write leaves the table
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
 from collections import Counter
 
-from conftest import SUPPORT, oracle_rows
+import pytest
+
+from concurrent_writer import WriterPool
+from conftest import oracle_rows
 from s3_store import bucket, keys, moto, oracle, spark, warehouse  # noqa: F401  (fixtures)
 
-WRITER = str(SUPPORT / "concurrent_writer.py")
 
-
-def start_writers(spark, moto, warehouse, table, writers, commits, go, rows_per_commit=1):
-    return [subprocess.Popen([sys.executable, WRITER, warehouse, table, str(w), str(commits), str(go),
-                              str(rows_per_commit)], env=moto.worker_env(spark), stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True, start_new_session=True) for w in writers]
-
-
-def release(procs, go, timeout=240):
-    deadline = time.time() + timeout
-    while len(list(go.parent.glob(go.name + ".ready-*"))) < len(procs):
-        assert time.time() < deadline, "writers did not start"
-        assert all(p.poll() is None for p in procs), [p.communicate()[0][-3000:] for p in procs if p.poll()]
-        time.sleep(0.1)
-    go.touch()
-    for p in procs:
-        out, _ = p.communicate(timeout=600)
-        assert p.returncode == 0, out[-3000:]
+@pytest.fixture(scope="module")
+def writers(spark, moto, warehouse, tmp_path_factory):
+    """Four writer processes serving the module's races in turn (a session takes seconds to start)."""
+    pool = WriterPool(warehouse, range(1, 5), tmp_path_factory.mktemp("writers"), env=moto.worker_env(spark))
+    yield pool
+    pool.close()
 
 
 def snapshots(moto, bucket, table):
@@ -43,11 +30,10 @@ def snapshots(moto, bucket, table):
     return found
 
 
-def test_four_writer_processes_append_twenty_commits_each_and_none_is_lost(spark, moto, bucket, warehouse, tmp_path):
+def test_four_writer_processes_append_twenty_commits_each_and_none_is_lost(spark, moto, bucket, writers):
     spark.sql("CREATE TABLE paimon.default.conc (writer INT, seq BIGINT) TBLPROPERTIES ('commit.max-retries' = '200', "
               "'write-only' = 'true')")
-    go = tmp_path / "go4"
-    release(start_writers(spark, moto, warehouse, "paimon.default.conc", range(1, 5), 20, go), go)
+    assert writers.run("paimon.default.conc", 20) == {w: 20 for w in range(1, 5)}
     found = snapshots(moto, bucket, "conc")
     assert sorted(found) == list(range(1, 81))
     commits = Counter((s["commitUser"], s["commitIdentifier"]) for s in found.values())
@@ -56,13 +42,11 @@ def test_four_writer_processes_append_twenty_commits_each_and_none_is_lost(spark
     assert got == sorted((w, i * 1000000) for w in range(1, 5) for i in range(20))
 
 
-def test_two_writers_upsert_and_compact_one_primary_key_table_on_s3(spark, moto, bucket, warehouse, oracle,
-                                                                   tmp_path):
+def test_two_writers_upsert_and_compact_one_primary_key_table_on_s3(spark, moto, bucket, oracle, writers):
     # A trigger of 3 makes every other write compact: compactions race each other and the other writer's appends.
     spark.sql("CREATE TABLE paimon.default.pkconc (writer INT, seq BIGINT) TBLPROPERTIES ('primary-key' = "
               "'writer,seq', 'bucket' = '2', 'num-sorted-run.compaction-trigger' = '3', 'commit.max-retries' = '200')")
-    go = tmp_path / "go2"
-    release(start_writers(spark, moto, warehouse, "paimon.default.pkconc", (1, 2), 20, go, rows_per_commit=2), go)
+    writers.run("paimon.default.pkconc", 20, rows=2, writers=(1, 2))
     found = snapshots(moto, bucket, "pkconc")
     assert sorted(found) == list(range(1, len(found) + 1))
     kinds = Counter(s["commitKind"] for s in found.values())
@@ -75,21 +59,17 @@ def test_two_writers_upsert_and_compact_one_primary_key_table_on_s3(spark, moto,
     assert oracle_rows(oracle, "pkconc") == expected
 
 
-def test_a_writer_killed_during_upserts_and_compaction_loses_no_committed_row(spark, moto, bucket, warehouse,
-                                                                            tmp_path):
+def test_a_writer_killed_during_upserts_and_compaction_loses_no_committed_row(spark, moto, bucket, writers):
     spark.sql("CREATE TABLE paimon.default.killed (writer INT, seq BIGINT) TBLPROPERTIES ('primary-key' = "
               "'writer,seq', 'bucket' = '1', 'num-sorted-run.compaction-trigger' = '2')")
-    go = tmp_path / "go-kill"
-    go.touch()
-    (proc,) = start_writers(spark, moto, warehouse, "paimon.default.killed", (9,), 1000, go, rows_per_commit=5000)
+    writers.start("paimon.default.killed", 1000, rows=5000, writers=(3,))
     deadline = time.time() + 240
-    while len(snapshots(moto, bucket, "killed")) < 4 and time.time() < deadline and proc.poll() is None:
+    while len(snapshots(moto, bucket, "killed")) < 4 and time.time() < deadline and writers.procs[3].poll() is None:
         time.sleep(0.2)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    writers.kill(3)
     found = snapshots(moto, bucket, "killed")
     assert len(found) >= 4
     appended = sum(1 for s in found.values() if s["commitKind"] == "APPEND")
     got = sorted((r.writer, r.seq) for r in spark.table("paimon.default.killed").collect())
     # Every committed row is there; a commit the kill interrupted either landed whole or not at all.
-    assert got == sorted((9, i * 1000000 + r) for i in range(appended) for r in range(5000))
+    assert got == sorted((3, i * 1000000 + r) for i in range(appended) for r in range(5000))

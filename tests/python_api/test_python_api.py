@@ -10,7 +10,7 @@ from pyspark.sql.types import DateType, DecimalType, DoubleType, StructField, St
 
 from conftest import oracle_rows, rows, table_dir
 from paimon_spark import PaimonTable, SnapshotNotFoundError, UnsupportedFeatureError, configure_spark_with_paimon
-from sessions import connect_server, mode, spark, warehouse  # noqa: F401 - the classic and Connect session fixtures
+from sessions import mode, spark, warehouse  # noqa: F401 - the classic and Connect session fixtures
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ Spark Connect session (the block that builds a session contributes its imports; 
 import re
 from pathlib import Path
 
-from sessions import connect_server, mode, spark, warehouse  # noqa: F401 - the classic and Connect session fixtures
+from sessions import mode, spark, warehouse  # noqa: F401 - the classic and Connect session fixtures
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "python.md"
 

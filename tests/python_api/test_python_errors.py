@@ -28,7 +28,7 @@ from paimon_spark import (
     VersionAlreadyExistsError,
     VersionNotFoundError,
 )
-from sessions import connect_server, mode, spark, warehouse  # noqa: F401 - the classic and Connect session fixtures
+from sessions import mode, spark, warehouse  # noqa: F401 - the classic and Connect session fixtures
 
 
 @pytest.fixture(scope="module")

@@ -1,28 +1,130 @@
-"""A separate writer process for the concurrency tests: appends rows, one commit per statement.
+"""Writer processes for the concurrency tests and the object-store bench, and the pool that drives them.
 
-usage: concurrent_writer.py WAREHOUSE TABLE WRITER_ID COMMITS GO_FILE [ROWS_PER_COMMIT]
-It waits for GO_FILE to exist once its session is up, so that writers start committing together.
+A writer (this file run as a script) starts its SparkSession once and then runs the jobs its pool gives
+it, one commit per statement, until told to stop. A session takes seconds to start, so one set of
+writers serves a module's races in turn, and writers given the same job start it within a poll (50 ms)
+of each other.
+
+usage: concurrent_writer.py WAREHOUSE WRITER_ID WORKDIR
 WAREHOUSE is a local path or an s3a:// location (the store's settings then come from the environment).
+The pool writes job N as WORKDIR/job-N (JSON: the table, commits, rows per commit and which writers run
+it; `null` to stop); each writer answers it with WORKDIR/done-N-ID (JSON: the commits it made, and the
+error that ended the job early, if one did).
 """
 
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Dict, Iterable, Mapping, Optional
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from conftest import new_session  # noqa: E402
+POLL = 0.05
+
+
+def _publish(path: Path, value: object) -> None:
+    """Writes a file that is whole when it appears (the reader polls for it)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(value))
+    os.replace(tmp, path)
+
+
+class WriterPool:
+    """Writer processes started ahead and given jobs in turn; a job's writers start it together."""
+
+    def __init__(self, warehouse: str, writers: Iterable[int], workdir: Path,
+                 env: Optional[Mapping[str, str]] = None) -> None:
+        self.workdir = workdir
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.procs = {w: subprocess.Popen([sys.executable, __file__, warehouse, str(w), str(workdir)],
+                                          env=env, stdout=(workdir / f"writer-{w}.log").open("w"),
+                                          stderr=subprocess.STDOUT, start_new_session=True) for w in writers}
+        self.jobs = 0
+
+    def log(self, writer: int) -> str:
+        return (self.workdir / f"writer-{writer}.log").read_text()[-3000:]
+
+    def _wait(self, paths: Dict[int, Path], what: str, timeout: float) -> None:
+        deadline = time.time() + timeout
+        while not all(p.exists() for p in paths.values()):
+            for w in paths:
+                assert self.procs[w].poll() is None, f"writer {w} ended: {self.log(w)}"
+            assert time.time() < deadline, f"writers did not {what} within {timeout} s"
+            time.sleep(POLL)
+
+    def start(self, table: str, commits: int, rows: int = 1, writers: Optional[Iterable[int]] = None,
+              timeout: float = 240) -> int:
+        """Gives every writer (or those named) a job, once all are up; returns the job's number."""
+        self._wait({w: self.workdir / f"ready-{w}" for w in self.procs}, "start", timeout)
+        job = self.jobs
+        self.jobs += 1
+        _publish(self.workdir / f"job-{job}", {"table": table, "commits": commits, "rows": rows,
+                                               "writers": sorted(writers or self.procs)})
+        return job
+
+    def finish(self, job: int, timeout: float = 600) -> Dict[int, dict]:
+        """Waits for every writer to answer the job; returns each one's answer (committed, error)."""
+        done = {w: self.workdir / f"done-{job}-{w}" for w in self.procs}
+        self._wait(done, f"finish job {job}", timeout)
+        return {w: json.loads(p.read_text()) for w, p in done.items()}
+
+    def run(self, table: str, commits: int, rows: int = 1, writers: Optional[Iterable[int]] = None
+            ) -> Dict[int, int]:
+        """Runs a job that must succeed; returns the commits each writer made."""
+        answers = self.finish(self.start(table, commits, rows, writers))
+        assert all(a["error"] is None for a in answers.values()), answers
+        return {w: a["committed"] for w, a in answers.items()}
+
+    def kill(self, writer: int) -> None:
+        """SIGKILLs a writer, JVM and all (its JVM is a child of its Python process: the whole group)."""
+        proc = self.procs.pop(writer)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+        deadline = time.time() + 30
+        while subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True).returncode == 0:
+            assert time.time() < deadline, f"the killed writer {writer}'s JVM is still running"
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        _publish(self.workdir / f"job-{self.jobs}", None)
+        for w in list(self.procs):
+            try:
+                self.procs[w].wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.kill(w)
+
+
+def _next_job(workdir: Path, job: int) -> Optional[dict]:
+    path = workdir / f"job-{job}"
+    while not path.exists():
+        time.sleep(POLL)
+    return json.loads(path.read_text())
 
 
 def main() -> None:
-    warehouse, table, writer, commits, go_file = sys.argv[1:6]
-    rows_per_commit = int(sys.argv[6]) if len(sys.argv) > 6 else 1
+    warehouse, writer, workdir = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from conftest import new_session
+
     spark = new_session(warehouse if warehouse.startswith("s3a://") else Path(warehouse), master="local[1]")
-    Path(f"{go_file}.ready-{writer}").touch()
-    while not Path(go_file).exists():
-        time.sleep(0.05)
-    for i in range(int(commits)):
-        spark.range(rows_per_commit).selectExpr(f"{writer} AS writer", f"{i} * 1000000 + id AS seq").writeTo(
-            table).append()
+    (workdir / f"ready-{writer}").touch()
+    job = 0
+    while (spec := _next_job(workdir, job)) is not None:
+        committed, error = 0, None
+        if writer in spec["writers"]:
+            try:
+                for i in range(spec["commits"]):
+                    spark.range(spec["rows"]).selectExpr(f"{writer} AS writer", f"{i} * 1000000 + id AS seq"
+                                                         ).writeTo(spec["table"]).append()
+                    committed += 1
+            except Exception as e:  # the job's answer reports it: a failed commit is an outcome, not a crash
+                error = str(e)[-3000:]
+        _publish(workdir / f"done-{job}-{writer}", {"committed": committed, "error": error})
+        job += 1
     spark.stop()
 
 

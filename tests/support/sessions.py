@@ -2,7 +2,8 @@
 Spark Connect session to a real local Connect server, started once per test run from the pyspark
 installation with the engine jar (`sbin/start-connect-server.sh --jars ...`).
 
-A test module imports `mode`, `warehouse` and `spark` from here to run each of its tests with both."""
+A test module imports `mode`, `warehouse` and `spark` from here to run each of its tests with both; the
+server is tests/conftest.py's `connect_server`."""
 
 from __future__ import annotations
 
@@ -95,13 +96,6 @@ class ConnectServer:
                 return True
             time.sleep(0.2)
         return False
-
-
-@pytest.fixture(scope="session")
-def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConnectServer]:
-    server = ConnectServer(tmp_path_factory.mktemp("connect"))
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module", params=["classic", "connect"])
