@@ -7,7 +7,10 @@
 
 Each command reads the table's system tables through a local, single-core Spark session (the
 engine reads metadata only, never data files) and prints an aligned table, or JSON with ``--json``.
-A path that holds no Paimon table exits with status 2, as a usage error does.
+A path that holds no Paimon table exits with status 2, as a usage error does. An ``s3a://`` or
+``s3://`` path brings S3A along (as ``configure_spark_with_paimon(..., s3=True)`` does); its endpoint
+and credentials are S3A's settings, given as ``--conf spark.hadoop.fs.s3a.endpoint=...`` (any Spark
+setting may be), or found where S3A looks (``AWS_ACCESS_KEY_ID`` and the rest of AWS's chain).
 """
 
 from __future__ import annotations
@@ -18,14 +21,14 @@ import json
 import logging
 import os
 import sys
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 
 from paimon_spark import errors
 from paimon_spark._conf import appended
-from paimon_spark.session import engine_jar
+from paimon_spark.session import engine_jar, with_packages
 from paimon_spark.version import __version__
 
 NOT_A_TABLE = 2
@@ -39,6 +42,7 @@ _COLUMNS = {
     "tags": ["tag_name", "snapshot_id", "commit_time", "record_count", "create_time", "time_retained"],
 }
 _SYSTEM_TABLE = {"history": "snapshots", "files": "files", "tags": "tags"}
+_S3_SCHEMES = {"s3", "s3a"}
 
 
 class NotATableError(Exception):
@@ -56,7 +60,16 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("path", help="the table's directory (a local path or a Hadoop URI)")
         command.add_argument("--json", action="store_true", help="print JSON instead of a table")
         command.add_argument("--verbose", action="store_true", help="keep the JVM's log output")
+        command.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", type=_setting,
+                             help="a Spark setting, as spark-submit's --conf (repeatable)")
     return parser
+
+
+def _setting(text: str) -> Tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
+    return key.strip(), value
 
 
 def _location(path: str) -> str:
@@ -85,8 +98,11 @@ def _jvm_output_hidden(hidden: bool) -> Iterator[None]:
         os.close(saved)
 
 
-def _session(verbose: bool) -> SparkSession:
+def _session(verbose: bool, location: str, conf: Sequence[Tuple[str, str]]) -> SparkSession:
     builder = SparkSession.builder
+    for key, value in conf:
+        builder = builder.config(key, value)
+    builder = with_packages(builder, [], s3=location.split(":", 1)[0].lower() in _S3_SCHEMES)
     # Jars from spark-submit's sources (an S3 filesystem, say) stay beside the engine's.
     jars = appended(builder, "spark.jars", [engine_jar()])
     builder = (builder.master("local[1]").appName("paimon-spark-cli")
@@ -180,7 +196,7 @@ def render_info(table: Dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> str:
     location = _location(args.path)
-    spark = _session(args.verbose)
+    spark = _session(args.verbose, location, args.conf)
     if args.command == "info":
         result: Any = info(spark, location)
         return json.dumps(result, default=str, indent=2) if args.json else render_info(result)

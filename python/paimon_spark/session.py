@@ -54,6 +54,19 @@ def engine_jar() -> str:
     return str(jar)
 
 
+def with_packages(builder: SparkSession.Builder, packages: List[str], s3: bool) -> SparkSession.Builder:
+    """``builder`` with Maven ``packages`` added to ``spark.jars.packages``, and with ``s3``, what S3A
+    needs (:data:`S3_PACKAGES` without :data:`S3_EXCLUDES`, and ``s3://`` mapped to S3A)."""
+    packages = (S3_PACKAGES if s3 else []) + packages
+    if packages:
+        builder = builder.config("spark.jars.packages", appended(builder, "spark.jars.packages", packages))
+    if s3:
+        builder = builder.config("spark.jars.excludes", appended(builder, "spark.jars.excludes", S3_EXCLUDES))
+        # Spark's own paths (streaming checkpoints) on s3:// too, as the engine maps them.
+        builder = builder.config("spark.hadoop.fs.s3.impl", "org.apache.hadoop.fs.s3a.S3AFileSystem")
+    return builder
+
+
 def configure_spark_with_paimon(
     builder: SparkSession.Builder,
     warehouse: Optional[str] = None,
@@ -88,15 +101,9 @@ def configure_spark_with_paimon(
     extensions = [e for e in getattr(builder, "_options", {}).get("spark.sql.extensions", "").split(",") if e.strip()]
     if _EXTENSIONS not in extensions:
         extensions.append(_EXTENSIONS)
-    packages = (S3_PACKAGES if s3 else []) + (extra_packages or [])
-    if packages:
-        builder = builder.config("spark.jars.packages", appended(builder, "spark.jars.packages", packages))
-    if s3:
-        builder = builder.config("spark.jars.excludes", appended(builder, "spark.jars.excludes", S3_EXCLUDES))
-        # Spark's own paths (streaming checkpoints) on s3:// too, as the engine maps them.
-        builder = builder.config("spark.hadoop.fs.s3.impl", "org.apache.hadoop.fs.s3a.S3AFileSystem")
     return (
-        builder.config("spark.jars", appended(builder, "spark.jars", [jar]))
+        with_packages(builder, extra_packages or [], s3)
+        .config("spark.jars", appended(builder, "spark.jars", [jar]))
         .config("spark.sql.extensions", ",".join(extensions))
         .config(f"spark.sql.catalog.{catalog}", "paimonspark.spark.PaimonCatalog")
         .config(f"spark.sql.catalog.{catalog}.warehouse", uri)

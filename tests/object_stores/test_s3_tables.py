@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
+import shlex
+import sys
 import time
 
 import pytest
 
 from conftest import oracle_rows, rows
-from paimon_spark import StorageError
+from deploy_util import REPO, SPARK_HOME, job_result, run_tool, spark_env
+from paimon_spark import StorageError, engine_jar
+from paimon_spark.session import S3_EXCLUDES, S3_PACKAGES
 from s3_store import bucket, keys, moto, oracle, spark, warehouse  # noqa: F401  (fixtures)
 
 
@@ -176,3 +181,50 @@ def test_credentials_the_store_refuses_are_a_storage_error_naming_the_warehouse(
         assert error.value.value == "s3a://guarded/wh" and "credentials" in str(error.value)
     finally:
         guarded.stop()
+
+
+def test_the_spark_submit_lines_in_the_docs_run_a_job_on_s3(spark, moto, bucket, tmp_path):
+    """docs/object-stores.md's spark-submit command, as written, with the engine jar for the engine's
+    coordinate (tests/deployment resolves that one) and this server's S3A settings."""
+    doc = (REPO / "docs" / "object-stores.md").read_text()
+    command = shlex.split(re.search(r"```bash\n(spark-submit.*?)```", doc, re.S).group(1).replace("\\\n", ""))
+    flags = dict(zip(command[1:-1:2], command[2:-1:2]))
+    engine, *packages = flags["--packages"].split(",")
+    assert engine.startswith("io.github.paimonspark:paimon-spark_2.13:")
+    assert (packages, flags["--exclude-packages"].split(",")) == (S3_PACKAGES, S3_EXCLUDES)
+    job = tmp_path / "job.py"
+    job.write_text(DOCS_JOB)
+    warehouse = f"s3a://{bucket}/docs-warehouse"
+    settings = [a for k, v in moto.spark_conf().items() for a in ("--conf", f"{k}={v}")]
+    args = [a.replace("s3a://my-bucket/warehouse", warehouse) for a in command[1:-1]]
+    args[args.index(flags["--packages"])] = ",".join(packages)
+    done = run_tool([SPARK_HOME / "bin" / "spark-submit", "--jars", engine_jar(), *args, *settings, job], spark_env(),
+                    tmp_path)
+    result = job_result(done.stdout)
+    assert result["rows"] == [[1, "a"], [2, "b"]]
+    # The jars the suite's own session resolved from S3_PACKAGES: no SDK bundle, nothing Spark ships.
+    ours = [j.rsplit("/", 1)[1] for j in str(spark.sparkContext._jvm.java.lang.System.getProperty("spark.jars"))
+            .split(",") if j and "paimon-spark" not in j]  # type: ignore
+    assert any("hadoop-aws" in j for j in ours) and sorted(result["jars"]) == sorted(ours)
+    assert not any(j.startswith(("software.amazon.awssdk_bundle-", "io.netty_", "org.slf4j_")) for j in ours)
+
+DOCS_JOB = """
+import json
+from pyspark.sql import SparkSession
+spark = SparkSession.builder.getOrCreate()
+spark.sql("CREATE TABLE paimon.default.docs (id INT, v STRING)")
+spark.sql("INSERT INTO paimon.default.docs VALUES (1, 'a'), (2, 'b')")
+rows = sorted(list(r) for r in spark.table("paimon.default.docs").collect())
+jars = [j.rsplit("/", 1)[1] for j in spark.conf.get("spark.jars").split(",") if "paimon-spark" not in j]
+print("RESULT " + json.dumps({"rows": rows, "jars": jars}))
+"""
+
+
+def test_the_cli_shows_the_history_of_a_table_on_s3(spark, moto, bucket, tmp_path):
+    spark.sql("CREATE TABLE paimon.default.cli (id INT)")
+    spark.sql("INSERT INTO paimon.default.cli VALUES (1)")
+    spark.sql("INSERT INTO paimon.default.cli VALUES (2)")
+    settings = [a for k, v in moto.spark_conf().items() for a in ("--conf", f"{k}={v}")]
+    done = run_tool([sys.executable, "-m", "paimon_spark", "history", f"s3a://{bucket}/warehouse/default.db/cli",
+                     "--json", *settings], spark_env(), tmp_path)
+    assert [(s["snapshot_id"], s["commit_kind"]) for s in json.loads(done.stdout)] == [(1, "APPEND"), (2, "APPEND")]

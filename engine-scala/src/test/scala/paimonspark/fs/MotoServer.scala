@@ -23,6 +23,19 @@ final class MotoServer private (process: Process, val port: Int) {
     require(http.getResponseCode == 200, s"moto refused bucket $name: HTTP ${http.getResponseCode}")
   }
 
+  /**
+   * Makes the next `count` conditional PUTs to `s3a://bucket/key` get S3's 409 ConditionalRequestConflict (another
+   * conditional write to the name in flight), which a server handling one request at a time never answers by itself;
+   * returns how many are left with `count` = -1.
+   */
+  def conflicts(bucket: String, key: String, count: Int = -1): Int = {
+    val query = s"path=${java.net.URLEncoder.encode(s"/$bucket/$key", "UTF-8")}" + (if (count >= 0) s"&count=$count" else "")
+    val http = URI.create(s"$endpoint/moto-tests/conflicts?$query").toURL.openConnection().asInstanceOf[HttpURLConnection]
+    http.setRequestMethod(if (count >= 0) "POST" else "GET")
+    val in = http.getInputStream
+    try new String(in.readAllBytes(), "UTF-8").trim.toInt finally in.close()
+  }
+
   /** S3A's settings for this server, as the tests and the docs set them (short retries: it is local). */
   val s3aSettings: Seq[(String, String)] = Seq("fs.s3a.endpoint" -> endpoint, "fs.s3a.path.style.access" -> "true",
     "fs.s3a.endpoint.region" -> "us-east-1", "fs.s3a.connection.ssl.enabled" -> "false", "fs.s3a.access.key" -> "test",

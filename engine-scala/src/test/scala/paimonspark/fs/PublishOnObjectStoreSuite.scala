@@ -41,6 +41,18 @@ class PublishOnObjectStoreSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(!fileIO.publish(target, """{"commitUser":"other","commitIdentifier":7}""".getBytes(UTF_8)))
   }
 
+  test("a 409 (another conditional write to the name in flight) is retried until the create lands, or fails loudly") {
+    val fileIO = io("publish-conflict")
+    moto.conflicts("publish-conflict", "t/snapshot/snapshot-1", 3)
+    assert(fileIO.publish(new Path("s3a://publish-conflict/t/snapshot/snapshot-1"), "a".getBytes(UTF_8)))
+    assert(moto.conflicts("publish-conflict", "t/snapshot/snapshot-1") == 0)
+    assert(fileIO.readUtf8(new Path("s3a://publish-conflict/t/snapshot/snapshot-1")) == "a")
+    // A name that stays in conflict is an error, never a lost race: the commit must not count itself beaten.
+    moto.conflicts("publish-conflict", "t/snapshot/snapshot-2", 1000)
+    intercept[java.io.IOException](fileIO.publish(new Path("s3a://publish-conflict/t/snapshot/snapshot-2"), "b".getBytes(UTF_8)))
+    assert(!fileIO.exists(new Path("s3a://publish-conflict/t/snapshot/snapshot-2")))
+  }
+
   test("eight writers racing for each of twenty names: exactly one wins each") {
     val fileIO = io("publish-race")
     val pool = Executors.newFixedThreadPool(8)
