@@ -43,12 +43,15 @@ object PublishMethod {
     case _ if fs.hasPathCapability(path, ConditionalCreate) => ConditionalPut
     case _ if isObjectStore(fs, path) =>
       if (singleWriter) SingleWriterPut
-      else throw new StorageException(path.toString, s"Cannot commit to $path: the object store ${fs.getUri} does not " +
-        s"offer conditional writes (for S3A: fs.s3a.create.conditional.enabled=true, the default, and a store that " +
-        s"honours If-None-Match), so two writers could both win the same snapshot. Enable them, or set the table " +
-        s"option '$SingleWriterOption'='true' if only one writer ever commits to this table")
+      else throw withoutConditionalWrites(fs, path, "does not offer conditional writes", null)
     case _ => RenameIfAbsent
   }
+
+  private def withoutConditionalWrites(fs: FileSystem, path: Path, what: String, cause: Throwable) =
+    new StorageException(path.toString, s"Cannot commit to $path: the object store ${fs.getUri} $what (for S3A: " +
+      s"fs.s3a.create.conditional.enabled=true, the default, and a store that honours If-None-Match), so two writers " +
+      s"could both win the same snapshot. Enable them, or set the table option '$SingleWriterOption'='true' (and, for " +
+      s"S3A, fs.s3a.create.conditional.enabled=false) if only one writer ever commits to this table", cause)
 
   // A POSIX rename replaces its target, so local files are published with a hard link, which fails
   // atomically when the name is taken, even between separate processes.
@@ -90,6 +93,8 @@ object PublishMethod {
         case e: IOException if StoreErrors.isConflict(e) && attempt < Attempts =>
           Thread.sleep(20L << attempt)
           publish(fs, target, bytes, attempt + 1)
+        case e: IOException if StoreErrors.isNotImplemented(e) =>
+          throw withoutConditionalWrites(fs, target, "refused a conditional write (HTTP 501)", e)
       }
 
     /** The PUT is sent when the stream closes: that is where a lost race surfaces. */

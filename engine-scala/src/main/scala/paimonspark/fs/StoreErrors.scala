@@ -13,6 +13,9 @@ private[fs] object StoreErrors {
   /** HTTP 409: another conditional write to the same name is still in flight. */
   def isConflict(e: Throwable): Boolean = causes(e).exists(c => status(c).contains(409))
 
+  /** HTTP 501: the store does not implement a header the request sent (If-None-Match, on some S3-compatible stores). */
+  def isNotImplemented(e: Throwable): Boolean = causes(e).exists(c => status(c).contains(501))
+
   private def causes(e: Throwable): Iterator[Throwable] = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(20)
 
   private def status(e: Throwable): Option[Int] =

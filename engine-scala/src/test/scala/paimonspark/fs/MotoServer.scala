@@ -24,14 +24,22 @@ final class MotoServer private (process: Process, val port: Int) {
   }
 
   /**
-   * Makes the next `count` conditional PUTs to `s3a://bucket/key` get S3's 409 ConditionalRequestConflict (another
-   * conditional write to the name in flight), which a server handling one request at a time never answers by itself;
-   * returns how many are left with `count` = -1.
+   * Makes the next `count` conditional PUTs to objects under `s3a://bucket/prefix` get `status`, answers a server
+   * handling one request at a time never gives by itself: 409 ConditionalRequestConflict (another conditional write to
+   * the name in flight) or 501 NotImplemented (a store without If-None-Match). See `tests/support/serialized_moto.py`.
    */
-  def conflicts(bucket: String, key: String, count: Int = -1): Int = {
-    val query = s"path=${java.net.URLEncoder.encode(s"/$bucket/$key", "UTF-8")}" + (if (count >= 0) s"&count=$count" else "")
-    val http = URI.create(s"$endpoint/moto-tests/conflicts?$query").toURL.openConnection().asInstanceOf[HttpURLConnection]
-    http.setRequestMethod(if (count >= 0) "POST" else "GET")
+  def answerConditionalPuts(bucket: String, prefix: String, status: Int, count: Int): Unit =
+    control(s"${answersQuery(bucket, prefix)}&status=$status&count=$count", "POST")
+
+  /** How many of the answers [[answerConditionalPuts]] asked for are left. */
+  def conditionalPutAnswersLeft(bucket: String, prefix: String): Int = control(answersQuery(bucket, prefix), "GET")
+
+  private def answersQuery(bucket: String, prefix: String) =
+    s"path=${java.net.URLEncoder.encode(s"/$bucket/$prefix", "UTF-8")}"
+
+  private def control(query: String, method: String): Int = {
+    val http = URI.create(s"$endpoint/moto-tests/conditional-puts?$query").toURL.openConnection().asInstanceOf[HttpURLConnection]
+    http.setRequestMethod(method)
     val in = http.getInputStream
     try new String(in.readAllBytes(), "UTF-8").trim.toInt finally in.close()
   }

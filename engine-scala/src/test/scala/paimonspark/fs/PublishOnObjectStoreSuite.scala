@@ -43,14 +43,24 @@ class PublishOnObjectStoreSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   test("a 409 (another conditional write to the name in flight) is retried until the create lands, or fails loudly") {
     val fileIO = io("publish-conflict")
-    moto.conflicts("publish-conflict", "t/snapshot/snapshot-1", 3)
+    moto.answerConditionalPuts("publish-conflict", "t/snapshot/snapshot-1", 409, 3)
     assert(fileIO.publish(new Path("s3a://publish-conflict/t/snapshot/snapshot-1"), "a".getBytes(UTF_8)))
-    assert(moto.conflicts("publish-conflict", "t/snapshot/snapshot-1") == 0)
+    assert(moto.conditionalPutAnswersLeft("publish-conflict", "t/snapshot/snapshot-1") == 0)
     assert(fileIO.readUtf8(new Path("s3a://publish-conflict/t/snapshot/snapshot-1")) == "a")
     // A name that stays in conflict is an error, never a lost race: the commit must not count itself beaten.
-    moto.conflicts("publish-conflict", "t/snapshot/snapshot-2", 1000)
+    moto.answerConditionalPuts("publish-conflict", "t/snapshot/snapshot-2", 409, 1000)
     intercept[java.io.IOException](fileIO.publish(new Path("s3a://publish-conflict/t/snapshot/snapshot-2"), "b".getBytes(UTF_8)))
     assert(!fileIO.exists(new Path("s3a://publish-conflict/t/snapshot/snapshot-2")))
+  }
+
+  test("a store that refuses If-None-Match (501) is a StorageException naming the options, and nothing is written") {
+    val fileIO = io("publish-refused")
+    moto.answerConditionalPuts("publish-refused", "", 501, 1000)
+    val target = new Path("s3a://publish-refused/t/schema/schema-0")
+    val e = intercept[StorageException](fileIO.publish(target, "{}".getBytes(UTF_8)))
+    assert(e.getMessage.contains("s3a://publish-refused/t/schema/schema-0") &&
+      e.getMessage.contains("fs.s3a.create.conditional.enabled") && e.getMessage.contains(PublishMethod.SingleWriterOption))
+    assert(!fileIO.exists(target))
   }
 
   test("eight writers racing for each of twenty names: exactly one wins each") {
