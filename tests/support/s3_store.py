@@ -129,7 +129,9 @@ def warehouse(bucket: str) -> str:
 def spark(warehouse: str, moto: MotoS3) -> Iterator[SparkSession]:
     from conftest import new_session
 
-    session = new_session(warehouse, **moto.spark_conf())
+    # Two keys per LIST request: every listing the engine makes (expiry, rollback, orphan cleanup, tags, branches)
+    # takes several pages, as listings of real tables do.
+    session = new_session(warehouse, **moto.spark_conf(), **{"spark.hadoop.fs.s3a.paging.maximum": "2"})
     yield session
     session.stop()
 
