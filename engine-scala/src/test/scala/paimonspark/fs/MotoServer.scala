@@ -1,9 +1,9 @@
 package paimonspark.fs
 
-import java.net.{HttpURLConnection, InetAddress, ServerSocket, URI}
-import java.nio.file.{Path, Paths}
-
+import java.net.{HttpURLConnection, URI}
 import org.apache.hadoop.conf.Configuration
+
+import paimonspark.{Checkout, Loopback}
 
 /**
  * A real S3 API for tests: the moto server installed in the project's .venv (`moto[server]`), run by
@@ -64,9 +64,9 @@ final class MotoServer private (process: Process, val port: Int) {
 
 object MotoServer {
   def start(): MotoServer = {
-    val port = { val s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress); try s.getLocalPort finally s.close() }
-    val (python, script) = moto
-    val process = new ProcessBuilder(python.toString, script.toString, "127.0.0.1", port.toString)
+    val port = Loopback.freePort()
+    val process = new ProcessBuilder(Checkout.python.toString, Checkout.support("serialized_moto.py").toString, "127.0.0.1",
+      port.toString)
       .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start()
     val server = new MotoServer(process, port)
     val deadline = System.nanoTime() + 60L * 1000 * 1000 * 1000
@@ -83,10 +83,4 @@ object MotoServer {
   private def answers(endpoint: String): Boolean =
     try URI.create(endpoint + "/moto-api/").toURL.openConnection().asInstanceOf[HttpURLConnection].getResponseCode > 0
     catch { case _: java.io.IOException => false }
-
-  /** The .venv's Python and the server script of the checkout the tests run in (sbt forks them in the project or its parent). */
-  private def moto: (Path, Path) = Iterator.iterate(Paths.get(sys.props("user.dir")).toAbsolutePath)(_.getParent)
-    .takeWhile(_ != null).map(root => (root.resolve(".venv/bin/python"), root.resolve("tests/support/serialized_moto.py")))
-    .find { case (python, script) => python.toFile.canExecute && script.toFile.isFile }
-    .getOrElse(throw new IllegalStateException("no .venv/bin/python with moto beside tests/support: run `make venv`"))
 }

@@ -1,0 +1,68 @@
+package paimonspark.catalog
+
+import java.nio.file.{Files, Path}
+import java.util.concurrent.TimeUnit
+
+import org.apache.hadoop.hive.conf.HiveConf
+
+import paimonspark.{Checkout, Loopback}
+
+/**
+ * A real Hive Metastore (Hive 2.3.10 from pyspark's jars, embedded Derby) in a child JVM, on 127.0.0.1 at a
+ * free port until [[stop]]: `tests/support/LoopbackMetastore.java`, run by Java's source launcher, which the
+ * pytest suites start the same way. Its warehouse is `dir/warehouse`.
+ */
+final class MetastoreServer private (process: Process, val port: Int, val dir: Path) {
+  val uri = s"thrift://127.0.0.1:$port"
+  val warehouse: Path = dir.resolve("warehouse")
+
+  /** A client's configuration for this server. */
+  def clientConf: HiveConf = {
+    val conf = new HiveConf()
+    conf.set("hive.metastore.uris", uri)
+    conf
+  }
+
+  def stop(): Unit = {
+    process.destroy()
+    if (!process.waitFor(30, TimeUnit.SECONDS)) process.destroyForcibly().waitFor()
+  }
+}
+
+object MetastoreServer {
+  def start(): MetastoreServer = {
+    val dir = Files.createTempDirectory("metastore")
+    val conf = Files.createDirectories(dir.resolve("conf"))
+    Files.writeString(conf.resolve("hive-site.xml"), hiveSite(dir))
+    val port = Loopback.freePort()
+    val log = dir.resolve("metastore.log")
+    val java = Path.of(sys.props("java.home"), "bin", "java").toString
+    val command = Seq(java, "-Xmx512m", s"-Dderby.stream.error.file=${dir.resolve("derby.log")}", "-cp",
+      s"$conf:${Checkout.pysparkJars}/*", Checkout.support("LoopbackMetastore.java").toString, port.toString)
+    val process = new ProcessBuilder(command: _*).redirectErrorStream(true).redirectOutput(log.toFile).start()
+    val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180)
+    while (!Files.readString(log).contains("LISTENING")) {
+      if (!process.isAlive || System.nanoTime() > deadline) {
+        process.destroyForcibly()
+        throw new IllegalStateException(s"the metastore did not start on port $port:\n${Files.readString(log).takeRight(4000)}")
+      }
+      Thread.sleep(200)
+    }
+    new MetastoreServer(process, port, dir)
+  }
+
+  /** Embedded Derby, schema created on first use; BoneCP, Hive's default pool, is not in pyspark's jars. */
+  private def hiveSite(dir: Path): String = {
+    val settings = Seq(
+      "javax.jdo.option.ConnectionURL" -> s"jdbc:derby:;databaseName=${dir.resolve("metastore_db")};create=true",
+      "hive.metastore.warehouse.dir" -> dir.resolve("warehouse").toUri.toString,
+      "datanucleus.schema.autoCreateAll" -> "true",
+      "hive.metastore.schema.verification" -> "false",
+      "datanucleus.connectionPoolingType" -> "DBCP",
+      "hive.metastore.try.direct.sql" -> "false",
+      "hive.metastore.disallow.incompatible.col.type.changes" -> "false",
+      "hive.async.log.enabled" -> "false")
+    settings.map { case (k, v) => s"  <property><name>$k</name><value>$v</value></property>" }
+      .mkString("<?xml version=\"1.0\"?>\n<configuration>\n", "\n", "\n</configuration>\n")
+  }
+}
