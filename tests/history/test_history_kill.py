@@ -31,7 +31,6 @@ import datetime as dt
 import os
 import select
 import shutil
-import signal
 import struct
 import subprocess
 import sys
@@ -44,6 +43,7 @@ import pytest
 
 import history_files
 from conftest import SUPPORT, table_dir
+from deploy_util import kill_group
 
 WORKER = str(SUPPORT / "history_worker.py")
 PARTITIONS = 8
@@ -103,17 +103,7 @@ class Worker:
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
     def kill(self) -> str:
-        # The worker's JVM is a child of its Python process: kill the whole process group at once.
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        out = self.proc.communicate(timeout=60)[0]
-        deadline = time.time() + 30
-        while subprocess.run(["pgrep", "-g", str(self.proc.pid)], capture_output=True).returncode == 0:
-            assert time.time() < deadline, "the killed worker's JVM is still running"
-            time.sleep(0.1)
-        return out
+        return kill_group(self.proc, "worker")
 
     def run_and_kill(self, sql: str, watch: list[Path], prefix: str, count: int) -> str:
         """Runs `sql` and SIGKILLs the worker at the count-th deletion of a `prefix`* file in `watch`."""

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Dict, Iterable, Mapping, Optional
+
+from deploy_util import kill_group
 
 POLL = 0.05
 
@@ -81,13 +82,7 @@ class WriterPool:
 
     def kill(self, writer: int) -> None:
         """SIGKILLs a writer, JVM and all (its JVM is a child of its Python process: the whole group)."""
-        proc = self.procs.pop(writer)
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=60)
-        deadline = time.time() + 30
-        while subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True).returncode == 0:
-            assert time.time() < deadline, f"the killed writer {writer}'s JVM is still running"
-            time.sleep(0.1)
+        kill_group(self.procs.pop(writer), f"writer {writer}")
 
     def close(self) -> None:
         _publish(self.workdir / f"job-{self.jobs}", None)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -29,6 +31,22 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def kill_group(proc: subprocess.Popen, what: str) -> str:
+    """SIGKILLs a child started with `start_new_session=True` and its whole process group (a Python script's
+    JVM is its child), reaps it and waits until no process of the group is left; returns what it printed to
+    a pipe, if anything."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    out = proc.communicate(timeout=60)[0] or ""
+    deadline = time.time() + 30
+    while subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True).returncode == 0:
+        assert time.time() < deadline, f"the killed {what}'s JVM is still running"
+        time.sleep(0.1)
+    return out
 
 
 def published_pom() -> Path:

@@ -40,14 +40,8 @@ object MetastoreServer {
     val command = Seq(java, "-Xmx512m", s"-Dderby.stream.error.file=${dir.resolve("derby.log")}", "-cp",
       s"$conf:${Checkout.pysparkJars}/*", Checkout.support("LoopbackMetastore.java").toString, port.toString)
     val process = new ProcessBuilder(command: _*).redirectErrorStream(true).redirectOutput(log.toFile).start()
-    val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180)
-    while (!Files.readString(log).contains("LISTENING")) {
-      if (!process.isAlive || System.nanoTime() > deadline) {
-        process.destroyForcibly()
-        throw new IllegalStateException(s"the metastore did not start on port $port:\n${Files.readString(log).takeRight(4000)}")
-      }
-      Thread.sleep(200)
-    }
+    Loopback.awaitStart(process, "the metastore", 180)(Files.readString(log).contains("LISTENING"))(
+      s" on port $port:\n${Files.readString(log).takeRight(4000)}")
     new MetastoreServer(process, port, dir)
   }
 

@@ -69,14 +69,7 @@ object MotoServer {
       port.toString)
       .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start()
     val server = new MotoServer(process, port)
-    val deadline = System.nanoTime() + 60L * 1000 * 1000 * 1000
-    while (!answers(server.endpoint)) {
-      if (!process.isAlive || System.nanoTime() > deadline) {
-        process.destroyForcibly()
-        throw new IllegalStateException(s"moto_server did not start on port $port")
-      }
-      Thread.sleep(100)
-    }
+    Loopback.awaitStart(process, "moto_server", 60)(answers(server.endpoint))(s" on port $port")
     server
   }
 
