@@ -33,7 +33,8 @@ LONGEST_FIRST = {
     "changelog_and_streaming/test_streaming.py": 59, "history/test_history_kill.py": 44,
     "history/test_history_property.py": 33, "catalog_and_writes/test_append_compaction.py": 32,
     "row_level_and_schema/test_row_level.py": 29, "object_stores/test_s3_tables.py": 28,
-    "deployment/test_standalone_cluster.py": 27, "deployment/test_packages.py": 26,
+    "catalog_and_writes/test_hive_metastore.py": 45, "deployment/test_standalone_cluster.py": 27,
+    "deployment/test_packages.py": 26,
 }
 
 
@@ -62,10 +63,25 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     return ModuleScheduling(config, log)
 
 
-def new_session(warehouse: Path | str, master: str = "local[2]", **conf: str) -> SparkSession:
+def _forget_earlier_catalogs() -> None:
+    """PySpark leaves a stopped session's settings in its JVM's system properties, where the next session of
+    the same process (the next module on a pytest worker) would take them: a catalog's metastore among them."""
+    from pyspark import SparkContext
+
+    if SparkContext._jvm is not None:
+        system = SparkContext._jvm.System
+        for key in list(system.getProperties().stringPropertyNames()):
+            if key.startswith(("spark.sql.catalog.", "spark.hadoop.hive.")) or key == "spark.sql.catalogImplementation":
+                system.clearProperty(key)
+
+
+def new_session(warehouse: Path | str, master: str = "local[2]", metastore_uri: str | None = None,
+                catalog_options: dict[str, str] | None = None, **conf: str) -> SparkSession:
     """A session whose `paimon` catalog is over `warehouse`: a local path, or an `s3a://` location on the
     moto server whose settings `conf` (or, in a worker process, its environment) gives. The suite's own
-    driver always has S3A on its classpath: it is started once, by whichever module comes first."""
+    driver always has S3A on its classpath: it is started once, by whichever module comes first. With
+    `metastore_uri` the catalogs are Hive catalogs over that metastore, with `catalog_options`."""
+    _forget_earlier_catalogs()
     on_s3 = isinstance(warehouse, str)
     local = warehouse.parent if isinstance(warehouse, Path) else Path(tempfile.mkdtemp(prefix="spark-"))
     builder = (
@@ -84,7 +100,8 @@ def new_session(warehouse: Path | str, master: str = "local[2]", **conf: str) ->
     # A worker is handed the S3A jars the suite resolved; everything else resolves them as a user would.
     s3 = jvm_options.in_suite_process() or (on_s3 and "spark.jars" not in worker_s3)
     with jvm_options.own_driver():
-        spark = configure_spark_with_paimon(builder, warehouse=str(warehouse), s3=s3).getOrCreate()
+        spark = configure_spark_with_paimon(builder, warehouse=str(warehouse), s3=s3, metastore_uri=metastore_uri,
+                                            catalog_options=catalog_options).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 

@@ -147,6 +147,14 @@ class StorageError(PaimonError):
     """
 
 
+class MetastoreError(PaimonError):
+    """A metastore that cannot be reached or refuses a call (``value`` is its URI), or a name it
+    holds something other than a Paimon table under (``value`` is the table).
+
+    >>> spark.sql("SELECT * FROM paimon.db.hive_parquet_table")  # e.value == "db.hive_parquet_table"
+    """
+
+
 _BY_JVM_CLASS: Dict[str, Type[PaimonError]] = {
     "paimonspark.PaimonException": PaimonError,
     "paimonspark.CommitConflictException": CommitConflictError,
@@ -164,6 +172,7 @@ _BY_JVM_CLASS: Dict[str, Type[PaimonError]] = {
     "paimonspark.SchemaMismatchException": SchemaMismatchError,
     "paimonspark.SchemaChangeException": SchemaChangeError,
     "paimonspark.StorageException": StorageError,
+    "paimonspark.MetastoreException": MetastoreError,
 }
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from pyspark.sql import SparkSession
 
@@ -73,6 +73,8 @@ def configure_spark_with_paimon(
     catalog: str = "paimon",
     extra_packages: Optional[List[str]] = None,
     s3: bool = False,
+    metastore_uri: Optional[str] = None,
+    catalog_options: Optional[Dict[str, str]] = None,
 ) -> SparkSession.Builder:
     """Return ``builder`` set up for Paimon tables.
 
@@ -87,7 +89,11 @@ def configure_spark_with_paimon(
     credentials come from ``spark.hadoop.fs.s3a.*`` settings or the catalog options ``s3.endpoint``,
     ``s3.access-key``, ``s3.secret-key`` and ``s3.path-style-access``. These settings are extended,
     never replaced: jars and packages the builder, spark-submit or spark-defaults.conf already name
-    stay. Errors raised by the engine become :class:`paimon_spark.PaimonError` subclasses.
+    stay. ``metastore_uri`` (``thrift://host:9083``) makes both catalogs Paimon's Hive catalog over
+    that Hive Metastore (``metastore=hive``), so that tables are registered where Flink, Trino and
+    Hive find them. ``catalog_options`` are Paimon catalog options for both catalogs, such as
+    ``{"lock.enabled": "true"}``. Errors raised by the engine become
+    :class:`paimon_spark.PaimonError` subclasses.
 
     >>> spark = configure_spark_with_paimon(SparkSession.builder.master("local[2]")).getOrCreate()
     >>> spark.sql("CREATE TABLE paimon.default.t (id INT, name STRING)")
@@ -101,13 +107,22 @@ def configure_spark_with_paimon(
     extensions = [e for e in getattr(builder, "_options", {}).get("spark.sql.extensions", "").split(",") if e.strip()]
     if _EXTENSIONS not in extensions:
         extensions.append(_EXTENSIONS)
-    return (
+    options = dict(catalog_options or {})
+    options["warehouse"] = uri
+    if metastore_uri is not None:
+        if not metastore_uri.startswith("thrift://"):
+            raise ValueError(f"metastore_uri {metastore_uri!r} is not a thrift://host:port address")
+        options.update({"metastore": "hive", "uri": metastore_uri})
+    builder = (
         with_packages(builder, extra_packages or [], s3)
         .config("spark.jars", appended(builder, "spark.jars", [jar]))
         .config("spark.sql.extensions", ",".join(extensions))
         .config(f"spark.sql.catalog.{catalog}", "paimonspark.spark.PaimonCatalog")
-        .config(f"spark.sql.catalog.{catalog}.warehouse", uri)
         .config("spark.sql.catalog.spark_catalog", "paimonspark.spark.PaimonSessionCatalog")
-        .config("spark.sql.catalog.spark_catalog.warehouse", uri)
         .config("spark.sql.catalog.paimon_path", "paimonspark.spark.PaimonPathCatalog")
     )
+    for key, value in options.items():
+        builder = builder.config(f"spark.sql.catalog.{catalog}.{key}", value).config(
+            f"spark.sql.catalog.spark_catalog.{key}", value
+        )
+    return builder

@@ -105,3 +105,14 @@ def test_database_names_are_checked_too(spark, warehouse):
     with pytest.raises(InvalidIdentifierError, match="invalid database name"):
         spark.sql("CREATE DATABASE paimon.`../escape`")
     assert not (warehouse.parent / "escape.db").exists()
+
+
+def test_rename_table_moves_its_directory(spark, warehouse):
+    spark.sql("CREATE TABLE paimon.default.before_rename (a INT)")
+    spark.sql("INSERT INTO paimon.default.before_rename VALUES (1)")
+    spark.sql("ALTER TABLE paimon.default.before_rename RENAME TO default.after_rename")
+    assert rows(spark.table("paimon.default.after_rename")) == [(1,)]
+    assert not table_dir(warehouse, "before_rename").exists()
+    assert (table_dir(warehouse, "after_rename") / "schema" / "schema-0").is_file()
+    with pytest.raises(UnsupportedFeatureError, match="LOCATION"):
+        spark.sql(f"CREATE TABLE paimon.default.located (a INT) LOCATION '{warehouse.parent / 'elsewhere'}'")

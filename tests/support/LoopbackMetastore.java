@@ -6,6 +6,7 @@ import org.apache.hadoop.hive.metastore.IHMSHandler;
 import org.apache.hadoop.hive.metastore.RetryingHMSHandler;
 import org.apache.hadoop.hive.metastore.TSetIpAddressProcessor;
 import org.apache.hadoop.hive.metastore.txn.TxnDbUtil;
+import org.apache.hadoop.hive.ql.txn.AcidHouseKeeperService;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.server.TThreadPoolServer;
 import org.apache.thrift.transport.TServerSocket;
@@ -20,7 +21,7 @@ import org.apache.thrift.transport.TTransportFactory;
  * binds every interface and has no setting against it, so this one builds the server the way Paimon's and
  * Iceberg's test metastores do, on a socket bound to loopback. The transaction tables the lock API needs are
  * created first (schema auto-creation makes only the metadata tables). Prints LISTENING when it accepts
- * connections; runs until killed.
+ * connections; runs until killed. With hive.compactor.initiator.on it runs the lock housekeeper, as Hive's does.
  */
 public class LoopbackMetastore {
   public static void main(String[] args) throws Exception {
@@ -28,6 +29,12 @@ public class LoopbackMetastore {
     HiveConf conf = new HiveConf();
     TxnDbUtil.prepDb(conf);
     IHMSHandler handler = RetryingHMSHandler.getProxy(conf, new HiveMetaStore.HMSHandler("loopback", conf), false);
+    // As Hive's own server does (HiveMetaStore.startMetaStoreThreads): with the compactor initiator on, and
+    // hive.txn.manager=DbTxnManager (or the housekeeper does not start), it times out locks whose holder
+    // stopped heartbeating (hive.txn.timeout), a killed writer's too.
+    if (conf.getBoolVar(HiveConf.ConfVars.HIVE_COMPACTOR_INITIATOR_ON)) {
+      new AcidHouseKeeperService().start(conf);
+    }
     TServerSocket socket = new TServerSocket(new InetSocketAddress("127.0.0.1", port));
     TThreadPoolServer server = new TThreadPoolServer(new TThreadPoolServer.Args(socket)
         .processor(new TSetIpAddressProcessor<>(handler))

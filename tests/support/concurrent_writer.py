@@ -7,6 +7,7 @@ of each other.
 
 usage: concurrent_writer.py WAREHOUSE WRITER_ID WORKDIR
 WAREHOUSE is a local path or an s3a:// location (the store's settings then come from the environment).
+With PAIMON_TEST_METASTORE set (JSON: uri, options) the writers' catalog is a Hive catalog over that metastore.
 The pool writes job N as WORKDIR/job-N (JSON: the table, commits, rows per commit and which writers run
 it; `null` to stop); each writer answers it with WORKDIR/done-N-ID (JSON: the commits it made, and the
 error that ended the job early, if one did).
@@ -105,7 +106,10 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from conftest import new_session
 
-    spark = new_session(warehouse if warehouse.startswith("s3a://") else Path(warehouse), master="local[1]")
+    # Writers through a metastore catalog are told its address and options by their environment.
+    metastore = json.loads(os.environ.get("PAIMON_TEST_METASTORE", "null")) or {}
+    spark = new_session(warehouse if warehouse.startswith("s3a://") else Path(warehouse), master="local[1]",
+                        metastore_uri=metastore.get("uri"), catalog_options=metastore.get("options"))
     (workdir / f"ready-{writer}").touch()
     job = 0
     while (spec := _next_job(workdir, job)) is not None:

@@ -84,3 +84,11 @@ final class SchemaChangeException(val table: String, val column: String, message
  */
 final class StorageException(path: String, message: String, cause: Throwable = null)
     extends PaimonException(message, cause, path)
+
+/**
+ * A metastore that cannot be reached, refuses a call, or holds something other than a Paimon table
+ * under a name; names the metastore's URI, or the table. A catalog operation that fails this way
+ * leaves no half-created table behind.
+ */
+final class MetastoreException(name: String, message: String, cause: Throwable = null)
+    extends PaimonException(message, cause, name)

@@ -2,7 +2,8 @@ package paimonspark.catalog
 
 import org.apache.hadoop.fs.Path
 
-import paimonspark.{CommitConflictException, InvalidIdentifierException, PaimonException, TableNotFoundException}
+import paimonspark.{CommitConflictException, InvalidIdentifierException, PaimonException, TableNotFoundException,
+  UnsupportedFeatureException}
 import paimonspark.format.{TablePaths, TableSchema}
 import paimonspark.fs.FileIO
 import paimonspark.table.FileStoreTable
@@ -11,26 +12,39 @@ import paimonspark.table.FileStoreTable
  * Paimon's filesystem catalog: a database is a directory `<warehouse>/<db>.db`, a table is a
  * directory in it holding `schema/schema-N`. It stores no database properties.
  */
-final class FileSystemCatalog(val io: FileIO, val warehouse: Path) {
+final class FileSystemCatalog(val io: FileIO, val warehouse: Path) extends Catalog {
   import FileSystemCatalog._
+
+  override def describe: String = s"warehouse $warehouse"
 
   def databasePath(db: String): Path = new Path(warehouse, checkName("database", db) + TablePaths.DatabaseSuffix)
 
   def tablePath(db: String, table: String): Path = new Path(databasePath(db), checkName("table", table))
 
-  def databaseExists(db: String): Boolean = io.isDirectory(databasePath(db))
+  override def databaseExists(db: String): Boolean = io.isDirectory(databasePath(db))
 
-  def listDatabases(): Seq[String] = io.list(warehouse).filter(_.isDirectory).map(_.getPath.getName)
+  override def listDatabases(): Seq[String] = io.list(warehouse).filter(_.isDirectory).map(_.getPath.getName)
     .filter(_.endsWith(TablePaths.DatabaseSuffix)).map(_.stripSuffix(TablePaths.DatabaseSuffix)).sorted
 
-  def createDatabase(db: String): Unit = io.mkdirs(databasePath(db))
+  override def loadDatabase(db: String): Database = Database(db, Some(databasePath(db).toString), None, Map.empty)
 
-  def listTables(db: String): Seq[String] =
+  override def createDatabase(db: String, properties: Map[String, String]): Unit = {
+    properties.keys.find(_ != Database.Owner).foreach { k =>
+      throw new UnsupportedFeatureException(s"database $db: the filesystem catalog stores no database properties " +
+        s"(got '$k'); a metastore catalog (metastore=hive) does")
+    }
+    io.mkdirs(databasePath(db))
+  }
+
+  override def alterDatabase(db: String, set: Map[String, String], removed: Set[String]): Unit =
+    throw new UnsupportedFeatureException(
+      s"database $db: the filesystem catalog stores no database properties; a metastore catalog (metastore=hive) does")
+
+  override def listTables(db: String): Seq[String] =
     io.list(databasePath(db)).filter(_.isDirectory).map(_.getPath.getName)
       .filter(name => FileStoreTable.exists(io, new Path(databasePath(db), name))).sorted
 
-  /** Drops a database directory; with tables in it only when `cascade`. */
-  def dropDatabase(db: String, cascade: Boolean): Boolean = {
+  override def dropDatabase(db: String, cascade: Boolean): Boolean = {
     if (!databaseExists(db)) false
     else {
       if (!cascade && listTables(db).nonEmpty) {
@@ -40,24 +54,39 @@ final class FileSystemCatalog(val io: FileIO, val warehouse: Path) {
     }
   }
 
-  def tableExists(db: String, table: String): Boolean = FileStoreTable.exists(io, tablePath(db, table))
+  override def tableExists(db: String, table: String): Boolean = FileStoreTable.exists(io, tablePath(db, table))
 
-  def loadTable(db: String, table: String): FileStoreTable = {
+  override def loadTable(db: String, table: String): FileStoreTable = {
     val path = tablePath(db, table)
     if (!FileStoreTable.exists(io, path)) throw new TableNotFoundException(s"$db.$table", s"table $db.$table does not exist")
     FileStoreTable.load(io, path)
   }
 
-  /** Creates a table by publishing its schema 0; fails if another writer created it first. */
-  def createTable(db: String, table: String, schema: TableSchema): FileStoreTable = {
+  /** Publishes the table's schema 0; fails if another writer created it first. */
+  override def createTable(db: String, table: String, schema: TableSchema, location: Option[String],
+      external: Boolean): FileStoreTable = {
+    if (location.isDefined || external) {
+      throw new UnsupportedFeatureException(s"table $db.$table: LOCATION and external tables are not supported by the " +
+        "filesystem catalog, whose tables live in the warehouse; a metastore catalog (metastore=hive) supports them")
+    }
     if (!databaseExists(db)) throw new TableNotFoundException(db, s"database $db does not exist")
     FileStoreTable.create(io, tablePath(db, table), schema).getOrElse(
       throw new CommitConflictException(s"$db.$table", s"table $db.$table already exists"))
   }
 
   /** Deletes a table and all its files. */
-  def dropTable(db: String, table: String): Boolean =
+  override def dropTable(db: String, table: String): Boolean =
     tableExists(db, table) && io.delete(tablePath(db, table), recursive = true)
+
+  /** Moves the table's directory, as Paimon's filesystem catalog does. */
+  override def renameTable(db: String, table: String, newDb: String, newTable: String): Unit = {
+    if (!tableExists(db, table)) throw new TableNotFoundException(s"$db.$table", s"table $db.$table does not exist")
+    if (!databaseExists(newDb)) throw new TableNotFoundException(newDb, s"database $newDb does not exist")
+    if (!io.rename(tablePath(db, table), tablePath(newDb, newTable))) {
+      throw new CommitConflictException(s"$newDb.$newTable", s"cannot rename table $db.$table to $newDb.$newTable: " +
+        s"$newDb.$newTable already exists")
+    }
+  }
 }
 
 object FileSystemCatalog {

@@ -25,11 +25,14 @@ object PartitionPath {
 
   /** The relative directory of one partition; empty for an unpartitioned table. */
   def of(names: Seq[String], types: Seq[DataType], row: InternalRow, defaultName: String): String =
-    names.indices.map { i =>
+    names.zip(values(types, row, defaultName)).map { case (n, v) => s"${escape(n)}=${escape(v)}" }.mkString("/")
+
+  /** The partition's values as its directory name spells them, unescaped (as a metastore records them). */
+  def values(types: Seq[DataType], row: InternalRow, defaultName: String): Seq[String] =
+    types.indices.map { i =>
       val text = if (row.isNullAt(i)) None else Some(valueText(types(i), row, i))
-      val value = text.filterNot(_.trim.isEmpty).getOrElse(defaultName)
-      s"${escape(names(i))}=${escape(value)}"
-    }.mkString("/")
+      text.filterNot(_.trim.isEmpty).getOrElse(defaultName)
+    }
 
   /** Java's `toString` of one internal partition value. */
   def valueText(t: DataType, row: InternalRow, i: Int): String = t match {

@@ -100,6 +100,9 @@ class FileIO(conf: HadoopConf, singleWriter: Boolean = false) extends Serializab
 
   def delete(path: Path, recursive: Boolean): Boolean = fileSystem(path).delete(path, recursive)
 
+  /** Moves a file or directory; false when `to` exists or `from` does not (a copy, on object stores). */
+  def rename(from: Path, to: Path): Boolean = !exists(to) && fileSystem(from).rename(from, to)
+
   /**
    * Creates `target` with `bytes` if and only if it does not exist, atomically. Returns false when
    * another writer created it first. Readers never see a partly written target.

@@ -12,8 +12,10 @@ import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import paimonspark.{InvalidIdentifierException, InvalidOptionException, StorageException, UnsupportedFeatureException}
-import paimonspark.catalog.FileSystemCatalog
+import paimonspark.{InvalidIdentifierException, InvalidOptionException, StorageException, TableNotFoundException,
+  UnsupportedFeatureException}
+import paimonspark.catalog.{Catalog, FileSystemCatalog}
+import paimonspark.catalog.hive.{MetastoreCatalog, MetastoreSettings}
 import paimonspark.format.TablePaths
 import paimonspark.fs.FileIO
 import paimonspark.spark.catalog.{PaimonFunctions, SessionFileIO, TableChanges, TableLoading, TableName}
@@ -27,18 +29,16 @@ import paimonspark.table.schema.SchemaChanges
  */
 class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunctions with PaimonProcedures {
   private var catalogName: String = _
-  private var catalog: FileSystemCatalog = _
+  private var catalog: Catalog = _
 
   override def name(): String = catalogName
 
   override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
     catalogName = name
-    val warehouse = Option(options.get("warehouse")).getOrElse(
-      throw new InvalidOptionException(s"spark.sql.catalog.$name.warehouse",
-        s"catalog $name needs the option spark.sql.catalog.$name.warehouse"))
-    val io = SessionFileIO(options)
-    catalog = new FileSystemCatalog(io, PaimonCatalog.usableWarehouse(name, warehouse, io))
-    if (!catalog.databaseExists(PaimonCatalog.DefaultDatabase)) catalog.createDatabase(PaimonCatalog.DefaultDatabase)
+    catalog = PaimonCatalog.open(name, options)
+    if (!catalog.databaseExists(PaimonCatalog.DefaultDatabase)) {
+      catalog.createDatabase(PaimonCatalog.DefaultDatabase, Map.empty)
+    }
   }
 
   override def defaultNamespace(): Array[String] = Array(PaimonCatalog.DefaultDatabase)
@@ -65,22 +65,21 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
 
   override def loadNamespaceMetadata(namespace: Array[String]): util.Map[String, String] = {
     if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace)
-    Map("location" -> catalog.databasePath(namespace.head).toString).asJava
+    catalog.loadDatabase(namespace.head).asProperties.asJava
   }
 
   override def createNamespace(namespace: Array[String], metadata: util.Map[String, String]): Unit = {
     val db = database(namespace)
     if (catalog.databaseExists(db)) throw new NamespaceAlreadyExistsException(namespace)
-    metadata.asScala.keys.find(_ != "owner").foreach { k =>
-      throw new UnsupportedFeatureException(s"database $db: the filesystem catalog stores no database properties " +
-        s"(got '$k')")
-    }
-    catalog.createDatabase(db)
+    catalog.createDatabase(db, metadata.asScala.toMap)
   }
 
-  override def alterNamespace(namespace: Array[String], changes: NamespaceChange*): Unit =
-    throw new UnsupportedFeatureException(
-      s"database ${namespace.mkString(".")}: the filesystem catalog stores no database properties")
+  override def alterNamespace(namespace: Array[String], changes: NamespaceChange*): Unit = {
+    val db = database(namespace)
+    if (!catalog.databaseExists(db)) throw new NoSuchNamespaceException(namespace)
+    catalog.alterDatabase(db, changes.collect { case s: NamespaceChange.SetProperty => s.property() -> s.value() }.toMap,
+      changes.collect { case r: NamespaceChange.RemoveProperty => r.property() }.toSet)
+  }
 
   override def dropNamespace(namespace: Array[String], cascade: Boolean): Boolean = {
     val db = database(namespace)
@@ -106,10 +105,11 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
       options: CaseInsensitiveStringMap): Table = {
     val (db, t) = parts(ident)
     val name = TableName.parse(t)
-    if (!catalog.tableExists(db, name.table)) {
-      throw new NoSuchTableException((ident.namespace() :+ ident.name()).toIndexedSeq)
+    // A name the catalog holds something else under (a Hive table of another format) says so.
+    val store = try catalog.loadTable(db, name.table) catch {
+      case _: TableNotFoundException => throw new NoSuchTableException((ident.namespace() :+ ident.name()).toIndexedSeq)
     }
-    SparkTable.open(catalog.loadTable(db, name.table), name, s"$catalogName.$db.$t", travel, options)
+    SparkTable.open(store, name, s"$catalogName.$db.$t", travel, options)
   }
 
   override protected def procedureTable(name: String): FileStoreTable = {
@@ -132,8 +132,10 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
     val (db, t) = parts(ident)
     if (!catalog.databaseExists(db)) throw new NoSuchNamespaceException(ident.namespace())
     if (catalog.tableExists(db, t)) throw new TableAlreadyExistsException((ident.namespace() :+ ident.name()).toIndexedSeq)
-    val schema = SparkSchemas.create(s"$db.$t", columns.toSeq, partitions.toSeq, properties.asScala.toMap)
-    new SparkTable(catalog.createTable(db, t, schema), s"$catalogName.$db.$t")
+    val props = properties.asScala.toMap
+    val schema = SparkSchemas.create(s"$db.$t", columns.toSeq, partitions.toSeq, props)
+    val external = Seq("external", "EXTERNAL").flatMap(props.get).exists(_.trim.equalsIgnoreCase("true"))
+    new SparkTable(catalog.createTable(db, t, schema, props.get(TableCatalog.PROP_LOCATION), external), s"$catalogName.$db.$t")
   }
 
   override def createTable(ident: Identifier, schema: StructType, partitions: Array[Transform],
@@ -157,12 +159,41 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
 
   override def purgeTable(ident: Identifier): Boolean = dropTable(ident)
 
-  override def renameTable(oldIdent: Identifier, newIdent: Identifier): Unit =
-    throw new UnsupportedFeatureException("renaming tables is not supported by the filesystem catalog")
+  override def renameTable(oldIdent: Identifier, newIdent: Identifier): Unit = {
+    val (db, t) = parts(oldIdent)
+    if (!catalog.tableExists(db, t)) throw new NoSuchTableException((oldIdent.namespace() :+ oldIdent.name()).toIndexedSeq)
+    val (newDb, newT) = parts(newIdent)
+    if (catalog.tableExists(newDb, newT)) {
+      throw new TableAlreadyExistsException((newIdent.namespace() :+ newIdent.name()).toIndexedSeq)
+    }
+    catalog.renameTable(db, t, newDb, newT)
+  }
 }
 
 object PaimonCatalog {
   val DefaultDatabase = "default"
+
+  /**
+   * The catalog the options ask for: Paimon's filesystem catalog over `warehouse`, or with
+   * `metastore=hive` its Hive catalog over the metastore at `uri`.
+   */
+  def open(name: String, options: CaseInsensitiveStringMap): Catalog = {
+    val io = SessionFileIO(options)
+    def warehouse(location: String) = usableWarehouse(name, location, io)
+    Option(options.get(MetastoreSettings.Metastore)).map(_.trim.toLowerCase).getOrElse("filesystem") match {
+      case "filesystem" =>
+        val location = Option(options.get("warehouse")).getOrElse(
+          throw new InvalidOptionException(s"spark.sql.catalog.$name.warehouse",
+            s"catalog $name needs the option spark.sql.catalog.$name.warehouse"))
+        new FileSystemCatalog(io, warehouse(location))
+      case "hive" =>
+        val settings = MetastoreSettings(name, options.asCaseSensitiveMap().asScala.toMap)
+        warehouse(settings.warehouse)
+        new MetastoreCatalog(settings, io)
+      case other => throw new InvalidOptionException(s"spark.sql.catalog.$name.metastore",
+        s"catalog $name: metastore '$other' is not one this engine has; use filesystem (the default) or hive")
+    }
+  }
 
   /**
    * The warehouse as given, once Hadoop has a filesystem for it and the store answers: a location

@@ -81,6 +81,9 @@ class PaimonPathCatalog extends TableLoading with PaimonFunctions with PaimonPro
   override def createTable(ident: Identifier, columns: Array[Column], partitions: Array[Transform],
       properties: util.Map[String, String]): Table = {
     val path = location(ident)
+    if (properties.containsKey(TableCatalog.PROP_LOCATION)) {
+      throw new UnsupportedFeatureException(s"table ${ident.name()}: LOCATION is not supported here; the table's name is its location")
+    }
     val schema = SparkSchemas.create(path.toString, columns.toSeq, partitions.toSeq, properties.asScala.toMap)
     val table = FileStoreTable.create(io, path, schema).getOrElse(throw new TableAlreadyExistsException(Seq(ident.name())))
     new SparkTable(table, ident.name())

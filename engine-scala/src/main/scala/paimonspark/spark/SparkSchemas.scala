@@ -22,9 +22,6 @@ object SparkSchemas {
         "(a DataFrame or stream writer that creates the table uses spark.sql.sources.default unless given " +
         ".format(\"paimon\"))", "provider")
     }
-    if (properties.contains("location")) {
-      throw new UnsupportedFeatureException(s"table $table: LOCATION is not supported; catalog tables live in the warehouse")
-    }
     columns.find(c => c.defaultValue() != null || c.generationExpression() != null).foreach { c =>
       throw new UnsupportedFeatureException(s"table $table: column '${c.name()}' has a default or generated value, " +
         "which is not supported yet")

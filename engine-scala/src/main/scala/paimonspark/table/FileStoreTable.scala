@@ -15,7 +15,7 @@ import paimonspark.lsm.DataFileSettings
  * driver planned with.
  */
 final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: TableSchema,
-    val pinned: Option[Snapshot] = None) extends Serializable {
+    val pinned: Option[Snapshot] = None, val hooks: CatalogHooks = CatalogHooks.NoHooks) extends Serializable {
 
   /** The table's file I/O; it publishes on object stores without conditional writes only if the table allows it. */
   val io: FileIO = FileStoreTable.fileIOFor(fileIO, schema)
@@ -45,7 +45,7 @@ final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: Ta
 
   /** This table as of `snapshot`, read with the schema that snapshot was committed under. */
   def pinnedTo(snapshot: Snapshot): FileStoreTable =
-    new FileStoreTable(io, paths, schemaWithId(snapshot.schemaId), Some(snapshot))
+    new FileStoreTable(io, paths, schemaWithId(snapshot.schemaId), Some(snapshot), hooks)
 
   /** The table's schema version `id`: the one this table holds, or read from its file. */
   def schemaWithId(id: Long): TableSchema = if (id == schema.id) schema else schemaManager.read(id)
@@ -54,7 +54,7 @@ final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: Ta
   def allSchemas: Seq[TableSchema] = schemaManager.listIds().map(schemaWithId)
 
   /** This branch at its latest schema and snapshot, undoing a pin. */
-  def latest: FileStoreTable = if (pinned.isEmpty) this else new FileStoreTable(io, paths, schemaManager.latestOrFail())
+  def latest: FileStoreTable = if (pinned.isEmpty) this else new FileStoreTable(io, paths, schemaManager.latestOrFail(), hooks = hooks)
 
   /** Another branch of this table, at its latest schema. */
   def branch(name: String): FileStoreTable = {
@@ -62,7 +62,7 @@ final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: Ta
     else {
       if (name != TablePaths.MainBranch && !branchManager.exists(name)) throw branchManager.notFound(name)
       val branchPaths = paths.forBranch(name)
-      new FileStoreTable(io, branchPaths, new SchemaManager(io, branchPaths).latestOrFail())
+      new FileStoreTable(io, branchPaths, new SchemaManager(io, branchPaths).latestOrFail(), hooks = hooks)
     }
   }
 
@@ -72,7 +72,7 @@ final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: Ta
    */
   def withReadOptions(readOptions: Map[String, String]): FileStoreTable =
     if (readOptions.isEmpty) this
-    else new FileStoreTable(io, paths, schema.copy(options = schema.options ++ readOptions), pinned)
+    else new FileStoreTable(io, paths, schema.copy(options = schema.options ++ readOptions), pinned, hooks)
 
   def newManifestStore(): ManifestStore = new ManifestStore(io, paths, schema)
 
@@ -96,22 +96,23 @@ final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: Ta
 }
 
 object FileStoreTable {
-  def load(io: FileIO, location: Path): FileStoreTable = {
+  def load(io: FileIO, location: Path, hooks: CatalogHooks = CatalogHooks.NoHooks): FileStoreTable = {
     val paths = new TablePaths(location)
     val schema = new SchemaManager(io, paths).latest().getOrElse(
       throw new TableNotFoundException(location.toString, s"$location is not a Paimon table: it has no schema/schema-N file"))
-    new FileStoreTable(io, paths, schema)
+    new FileStoreTable(io, paths, schema, hooks = hooks)
   }
 
   /**
    * Creates a table at `location` by publishing its schema 0; None when another writer created it
    * first. A store that cannot publish safely is refused before anything is written.
    */
-  def create(io: FileIO, location: Path, schema: TableSchema): Option[FileStoreTable] = {
-    val table = new FileStoreTable(io, new TablePaths(location), schema)
+  def create(io: FileIO, location: Path, schema: TableSchema, hooks: CatalogHooks = CatalogHooks.NoHooks)
+      : Option[FileStoreTable] = {
+    val table = new FileStoreTable(io, new TablePaths(location), schema, hooks = hooks)
     table.io.checkPublishable(location)
     val manager = table.schemaManager
-    if (manager.listIds().isEmpty && manager.publish(schema)) Some(table) else None
+    if (hooks.locked(manager.listIds().isEmpty && manager.publish(schema))) Some(table) else None
   }
 
   def exists(io: FileIO, location: Path): Boolean =

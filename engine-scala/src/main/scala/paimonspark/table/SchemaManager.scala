@@ -30,4 +30,7 @@ final class SchemaManager(io: FileIO, paths: TablePaths) extends Serializable {
   def publish(schema: TableSchema): Boolean = {
     io.publish(paths.schemaFile(schema.id), SchemaJson.write(schema).getBytes(UTF_8))
   }
+
+  /** Takes back schema `id`, which nothing has used yet: its catalog refused it. */
+  def withdraw(id: Long): Unit = io.delete(paths.schemaFile(id), recursive = false)
 }

@@ -5,7 +5,6 @@ import scala.jdk.CollectionConverters._
 import org.apache.hadoop.hive.metastore.HiveMetaStoreClient
 import org.apache.paimon.schema.Schema
 import org.apache.paimon.types.DataTypes
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.Loopback
@@ -15,10 +14,8 @@ import paimonspark.interop.JavaPaimon
  * The reference for the metastore catalog (issue 29): what Apache Paimon's Java `HiveCatalog` registers in a real
  * metastore, read back through Hive's own client. Our catalog must register tables the same way.
  */
-class JavaHiveCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
-  private lazy val metastore = MetastoreServer.start()
-
-  override def afterAll(): Unit = metastore.stop()
+class JavaHiveCatalogSuite extends AnyFunSuite {
+  private lazy val metastore = MetastoreServer.shared
 
   test("the metastore listens on 127.0.0.1 only") {
     val addresses = Loopback.listeners(metastore.port)

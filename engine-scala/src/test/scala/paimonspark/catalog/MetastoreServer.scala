@@ -30,6 +30,13 @@ final class MetastoreServer private (process: Process, val port: Int, val dir: P
 }
 
 object MetastoreServer {
+  /** One server for every suite of the test JVM (it takes 10 to 20 s to start), stopped when the JVM exits. */
+  lazy val shared: MetastoreServer = {
+    val server = start()
+    sys.addShutdownHook(server.stop())
+    server
+  }
+
   def start(): MetastoreServer = {
     val dir = Files.createTempDirectory("metastore")
     val conf = Files.createDirectories(dir.resolve("conf"))

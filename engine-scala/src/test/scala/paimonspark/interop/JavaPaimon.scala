@@ -46,6 +46,9 @@ final class JavaPaimon(warehouseUri: String, catalogOptions: Map[String, String]
     table(name)
   }
 
+  /** The tables Java's catalog lists in database `db`. */
+  def listTables(db: String): Seq[String] = catalog.listTables(db).asScala.toSeq.sorted
+
   /** Changes a table's schema as Java's catalog does it (`catalog.alterTable`). */
   def alter(name: String, changes: SchemaChange*): Unit =
     catalog.alterTable(Identifier.fromString(name), changes.asJava, false)

@@ -21,6 +21,9 @@ object PaimonOptions extends OptionDeclarations {
     case MergeColumnOption(_, _) => Some(implemented(key, text))
     case k if k.startsWith("fields.") => Some(refused(k, text, null, "this column option is not implemented"))
     case k if k.startsWith("file-index.") => Some(refused(k, text, null, NoFileIndexes))
+    // A metastore catalog copies these to the metastore's table parameters (without the prefix
+    // when `sync-all-properties` is off); nothing else reads them.
+    case k if k.startsWith("hive.") => Some(implemented(k, text))
     case k if (k.startsWith("commit.callback.") || k.startsWith("tag.callback.")) && k.endsWith(".param") =>
       Some(refused(k, text, null, "callbacks (Java classes) are not called"))
     case _ => None

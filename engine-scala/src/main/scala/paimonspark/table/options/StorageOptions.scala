@@ -147,7 +147,8 @@ private[table] object StorageOptions extends OptionDeclarations {
     noEffect("partition.idle-time-to-report-statistic", time, "0 ms", FlinkOnly),
     noEffect("partition.sink-strategy", enumOf("PartitionSinkStrategy", "NONE", "HASH"), "NONE",
       "Spark decides how rows reach write tasks"),
-    refused("metastore.partitioned-table", bool, "false", "partitions are not registered in a metastore"),
+    // Read by a metastore catalog, which registers the table's partitions as they receive files.
+    implemented("metastore.partitioned-table", bool, "false"),
     refused("metastore.tag-to-partition", text, null, "tags are not registered in a metastore"),
     refused("metastore.tag-to-partition.preview", enumOf("TagCreationMode", "none", "process-time", "watermark",
       "batch"), "none", "tags are not registered in a metastore"))

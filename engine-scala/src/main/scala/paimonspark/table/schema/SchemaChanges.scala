@@ -1,7 +1,7 @@
 package paimonspark.table.schema
 
 import paimonspark.{CommitConflictException, InvalidOptionException, UnsupportedFeatureException}
-import paimonspark.format.{AtomicType, DataField, DataTypes, TableSchema}
+import paimonspark.format.{AtomicType, DataField, DataTypes, TablePaths, TableSchema}
 import paimonspark.lsm.MergeEngineSpec
 import paimonspark.table.{FileStoreTable, KeyLayout, TableOptions}
 import paimonspark.table.options.PaimonOptions
@@ -81,7 +81,13 @@ object SchemaChanges {
     var attempt = 0
     while (attempt < 10) {
       val next = applied(name, table.schemaManager.latestOrFail(), changes)
-      if (table.schemaManager.publish(next)) return new FileStoreTable(table.io, table.paths, next)
+      if (table.hooks.locked(table.schemaManager.publish(next))) {
+        if (table.paths.branch == TablePaths.MainBranch) {
+          try table.hooks.schemaChanged(table, next)
+          catch { case e: Throwable => table.schemaManager.withdraw(next.id); throw e }
+        }
+        return new FileStoreTable(table.io, table.paths, next, hooks = table.hooks)
+      }
       attempt += 1
     }
     throw new CommitConflictException(name, s"table $name: schema changed concurrently 10 times; ALTER TABLE gave up")

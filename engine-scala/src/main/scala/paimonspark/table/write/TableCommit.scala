@@ -212,7 +212,9 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
         statistics = None,
         properties = Map.empty,
         nextRowId = Some(latest.flatMap(_.nextRowId).getOrElse(0L)))
-      if (snapshots.publish(snapshot)) {
+      if (table.hooks.locked(snapshots.publish(snapshot))) {
+        def partitions(entries: Seq[ManifestEntry]) = entries.map(_.partition.toSeq).toSet
+        table.hooks.committed(table, snapshot, partitions(added), partitions(replaced))
         CommitMaintenance.run(table)
         return Some(snapshot.id)
       }

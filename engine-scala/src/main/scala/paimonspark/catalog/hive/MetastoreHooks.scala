@@ -1,0 +1,71 @@
+package paimonspark.catalog.hive
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.hive.metastore.api.{EnvironmentContext, NoSuchObjectException, Partition, StorageDescriptor}
+import org.apache.hadoop.hive.metastore.api.Table
+
+import paimonspark.format.{BinaryRow, PartitionPath, Snapshot, TableSchema}
+import paimonspark.table.{CatalogHooks, FileStoreTable}
+
+/**
+ * What a metastore catalog adds to the commits of its table `db.table`: the metastore's table lock
+ * around each publish when `locked`, the metastore's record following each schema change, and with
+ * `metastore.partitioned-table` its partitions following the files (Paimon's
+ * `AddPartitionCommitCallback`).
+ */
+final class MetastoreHooks(settings: MetastoreSettings, db: String, table: String, locked: Boolean) extends CatalogHooks {
+  private def clients = MetastoreClients.of(settings)
+
+  override def locked[T](publish: => T): T =
+    if (locked) new MetastoreLock(settings, db, table).holding(publish) else publish
+
+  override def schemaChanged(t: FileStoreTable, schema: TableSchema): Unit = {
+    val before = t.schemaWithId(schema.id - 1)
+    val record = clients.run(s"load table $db.$table")(_.getTable(db, table))
+    if (!HmsTables.isPaimon(record)) throw MetastoreCatalog.notPaimon(db, table, record)
+    val altered = HmsTables.altered(record, schema, before.options.keySet -- schema.options.keySet, settings)
+    // CASCADE, as Paimon asks: partitions the metastore holds take the new columns too.
+    val context = new EnvironmentContext(Map("CASCADE" -> "true").asJava)
+    clients.run(s"alter table $db.$table")(_.alter_table_with_environmentContext(db, table, altered, context))
+  }
+
+  override def committed(t: FileStoreTable, snapshot: Snapshot, added: Set[Seq[Byte]], removed: Set[Seq[Byte]]): Unit =
+    if (HmsTables.metastorePartitioned(t.schema)) {
+      lazy val record = clients.run(s"load table $db.$table")(_.getTable(db, table))
+      if (added.nonEmpty) {
+        val partitions = added.toSeq.map(p => partition(t, record, p))
+        clients.run(s"add partitions of $db.$table")(_.add_partitions(partitions.asJava, true, false))
+      }
+      val emptied = emptiedPartitions(t, snapshot, removed -- added)
+      emptied.foreach { p =>
+        val values = spec(t, p).asJava
+        clients.run(s"drop a partition of $db.$table") { c =>
+          try c.dropPartition(db, table, values, false) catch { case _: NoSuchObjectException => false }
+        }
+      }
+    }
+
+  /** Of `candidates`, the partitions that have no live file left in `snapshot`. */
+  private def emptiedPartitions(t: FileStoreTable, snapshot: Snapshot, candidates: Set[Seq[Byte]]): Set[Seq[Byte]] =
+    if (candidates.isEmpty) Set.empty
+    else {
+      val store = t.newManifestStore()
+      candidates -- store.liveFiles(store.dataManifests(snapshot), e => candidates(e.partition.toSeq)).map(_.partition.toSeq)
+    }
+
+  private def spec(t: FileStoreTable, partition: Seq[Byte]): Seq[String] = {
+    val types = t.schema.partitionRowType.map(_.withNullable(true))
+    PartitionPath.values(types, BinaryRow.deserialize(types, partition.toArray), t.options.partitionDefaultName)
+  }
+
+  private def partition(t: FileStoreTable, record: Table, p: Seq[Byte]): Partition = {
+    val now = (System.currentTimeMillis() / 1000).toInt
+    val sd = new StorageDescriptor(record.getSd)
+    val location = new org.apache.hadoop.fs.Path(t.location, t.partitionPath(p.toArray)).toString
+    val partition = new Partition(spec(t, p).asJava, db, table, now, now, sd, new java.util.HashMap[String, String]())
+    if (settings.locationInProperties) partition.getParameters.put(HmsTables.LocationParameter, location)
+    else sd.setLocation(location)
+    partition
+  }
+}

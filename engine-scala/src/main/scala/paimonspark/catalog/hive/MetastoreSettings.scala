@@ -1,0 +1,88 @@
+package paimonspark.catalog.hive
+
+import java.time.Duration
+
+import org.apache.hadoop.fs.Path
+import org.apache.hadoop.hive.conf.HiveConf
+
+import paimonspark.InvalidOptionException
+import paimonspark.table.options.DurationText
+
+/**
+ * A metastore catalog's options, by Paimon's names (`CatalogOptions`, `HiveCatalogOptions`), checked
+ * when the catalog starts. Serializable, so the hooks that tables carry can reach the metastore from
+ * the settings alone.
+ */
+final case class MetastoreSettings(catalog: String, options: Map[String, String]) {
+  import MetastoreSettings._
+
+  private def option(key: String): String = s"spark.sql.catalog.$catalog.$key"
+
+  private def flag(key: String): Option[Boolean] = options.get(key).map(_.trim.toLowerCase).map {
+    case "true" => true
+    case "false" => false
+    case other => throw new InvalidOptionException(option(key), s"${option(key)} must be true or false, not '$other'")
+  }
+
+  private def duration(key: String, default: Duration): Duration =
+    options.get(key).fold(default)(DurationText.parse(option(key), _))
+
+  /** The Hive configuration Paimon's `HiveCatalog.createHiveConf` builds: hive-site.xml, then every catalog option. */
+  @transient lazy val hiveConf: HiveConf = {
+    val conf = new HiveConf(classOf[HiveConf])
+    options.get(HiveConfDir).foreach { dir =>
+      val site = new java.io.File(dir, "hive-site.xml")
+      if (!site.isFile) {
+        throw new InvalidOptionException(option(HiveConfDir), s"catalog $catalog: ${option(HiveConfDir)} is '$dir', " +
+          "which holds no hive-site.xml")
+      }
+      conf.addResource(new Path(site.toURI))
+    }
+    options.foreach { case (k, v) => conf.set(k, v) }
+    options.get(Uri).foreach(conf.setVar(HiveConf.ConfVars.METASTOREURIS, _))
+    conf
+  }
+
+  /** The metastore as errors name it. */
+  val uri: String = Option(hiveConf.getVar(HiveConf.ConfVars.METASTOREURIS)).filter(_.nonEmpty).getOrElse(
+    throw new InvalidOptionException(option(Uri), s"catalog $catalog: metastore=hive needs ${option(Uri)} " +
+      "(thrift://host:port), or hive.metastore.uris in the hive-site.xml of hive-conf-dir"))
+
+  /** Where new databases go: the catalog's warehouse, else the metastore's. */
+  val warehouse: String = options.getOrElse(Warehouse, hiveConf.getVar(HiveConf.ConfVars.METASTOREWAREHOUSE))
+
+  /** `table.type=external` makes every new table external, as in Paimon. */
+  val externalTables: Boolean = options.get(TableType).map(_.trim.toLowerCase) match {
+    case None | Some("managed") => false
+    case Some("external") => true
+    case Some(other) => throw new InvalidOptionException(option(TableType),
+      s"${option(TableType)} must be managed or external, not '$other'")
+  }
+
+  val locationInProperties: Boolean = flag(LocationInProperties).getOrElse(false)
+  val syncAllProperties: Boolean = flag(SyncAllProperties).getOrElse(true)
+  /** None leaves it to the warehouse: on for object stores, as in Paimon. */
+  val lockEnabled: Option[Boolean] = flag(LockEnabled)
+  val lockAcquireTimeout: Duration = duration(LockAcquireTimeout, Duration.ofMinutes(8))
+  val lockCheckMaxSleep: Duration = duration(LockCheckMaxSleep, Duration.ofSeconds(8))
+  val clientClass: String = options.getOrElse(ClientClass, "org.apache.hadoop.hive.metastore.HiveMetaStoreClient")
+
+  val clientPoolSize: Int = options.get(ClientPoolSize).map(v => v.trim.toIntOption.filter(_ > 0).getOrElse(
+    throw new InvalidOptionException(option(ClientPoolSize), s"${option(ClientPoolSize)} must be a positive number, not '$v'")))
+    .getOrElse(2)
+}
+
+object MetastoreSettings {
+  val Metastore = "metastore"
+  val Uri = "uri"
+  val Warehouse = "warehouse"
+  val HiveConfDir = "hive-conf-dir"
+  val TableType = "table.type"
+  val LocationInProperties = "location-in-properties"
+  val SyncAllProperties = "sync-all-properties"
+  val ClientPoolSize = "client-pool-size"
+  val LockEnabled = "lock.enabled"
+  val LockAcquireTimeout = "lock-acquire-timeout"
+  val LockCheckMaxSleep = "lock-check-max-sleep"
+  val ClientClass = "metastore.client.class"
+}

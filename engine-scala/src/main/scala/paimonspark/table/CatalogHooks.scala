@@ -1,0 +1,36 @@
+package paimonspark.table
+
+import paimonspark.format.{Snapshot, TableSchema}
+
+/**
+ * What a table's catalog adds to the table's own commits, as Paimon's `CatalogEnvironment` does: a
+ * lock held while a snapshot or schema is published, and word of what was published. A filesystem
+ * catalog adds nothing; a metastore catalog takes the metastore's table lock, keeps its copy of the
+ * schema and registers partitions. Tables carry their hooks to executors, which never commit, so
+ * implementations open their connections lazily, on the driver.
+ */
+trait CatalogHooks extends Serializable {
+  /** Runs `publish` holding the catalog's lock on the table, when the catalog has one. */
+  def locked[T](publish: => T): T
+
+  /**
+   * After `schema` was published as the table's newest schema on its main branch. Throwing undoes
+   * it: the caller deletes the schema file again, so that the catalog and the files agree.
+   */
+  def schemaChanged(table: FileStoreTable, schema: TableSchema): Unit
+
+  /**
+   * After `snapshot` was published: `added` are the partitions (serialized) that received files,
+   * `removed` those that lost some. A failure here fails the statement, the snapshot stays.
+   */
+  def committed(table: FileStoreTable, snapshot: Snapshot, added: Set[Seq[Byte]], removed: Set[Seq[Byte]]): Unit
+}
+
+object CatalogHooks {
+  /** The filesystem catalog's: commits rely on the atomic create of their file alone. */
+  object NoHooks extends CatalogHooks {
+    override def locked[T](publish: => T): T = publish
+    override def schemaChanged(table: FileStoreTable, schema: TableSchema): Unit = ()
+    override def committed(table: FileStoreTable, snapshot: Snapshot, added: Set[Seq[Byte]], removed: Set[Seq[Byte]]): Unit = ()
+  }
+}

@@ -1,0 +1,213 @@
+package paimonspark.catalog.hive
+
+import java.math.{BigDecimal => JBigDecimal}
+import java.net.URI
+import java.nio.file.{Files, Path}
+import java.util.{HashMap => JHashMap}
+import java.util.concurrent.Executors
+
+import scala.concurrent.{Await, ExecutionContext, Future}
+import scala.concurrent.duration._
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.hive.metastore.HiveMetaStoreClient
+import org.apache.hadoop.hive.metastore.api.{FieldSchema, LockComponent, LockLevel, LockRequest, LockState, LockType,
+  SerDeInfo, StorageDescriptor, Table}
+import org.apache.paimon.data.{Decimal, GenericArray}
+import org.apache.paimon.schema.{Schema, SchemaChange}
+import org.apache.paimon.types.DataTypes
+import org.apache.spark.sql.SparkSession
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+import paimonspark.{CommitConflictException, InvalidIdentifierException, MetastoreException}
+import paimonspark.catalog.MetastoreServer
+import paimonspark.interop.JavaPaimon
+import paimonspark.spark.LocalSession
+
+/**
+ * Our Hive catalog against a real metastore (Hive 2.3.10, loopback only), held against Apache
+ * Paimon's own Java `HiveCatalog` on the same metastore: each registers tables exactly as the other
+ * does, reads, writes and alters what the other created, and their metastore locks exclude each other.
+ */
+class MetastoreCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
+  private lazy val metastore = MetastoreServer.shared
+  private lazy val warehouse = metastore.warehouse.toUri.toString
+  private lazy val spark: SparkSession = LocalSession.onWarehouse("metastore-catalog", warehouse,
+    "spark.sql.catalog.paimon.metastore" -> "hive", "spark.sql.catalog.paimon.uri" -> metastore.uri,
+    "spark.sql.catalog.paimon.lock.enabled" -> "true", "spark.sql.catalog.paimon.lock-acquire-timeout" -> "3 s")
+  private lazy val javaPaimon = new JavaPaimon(warehouse, Map("metastore" -> "hive", "uri" -> metastore.uri,
+    "lock.enabled" -> "true"))
+  private lazy val client = new HiveMetaStoreClient(metastore.clientConf)
+
+  override def afterAll(): Unit = {
+    javaPaimon.close()
+    client.close()
+    spark.stop()
+  }
+
+  private def sql(text: String) = spark.sql(text)
+  private def rows(query: String): Seq[Seq[Any]] = JavaPaimon.sorted(sql(query).collect().toSeq.map(_.toSeq))
+
+  /** What another engine reads from the metastore: everything but the times it was written at. */
+  private def record(db: String, table: String): (String, StorageDescriptor, Seq[FieldSchema], Map[String, String]) = {
+    val t = client.getTable(db, table)
+    val sd = t.getSd.deepCopy()
+    sd.setLocation(sd.getLocation.stripSuffix("/").split('/').last)
+    (t.getTableType, sd, t.getPartitionKeys.asScala.toSeq, t.getParameters.asScala.toMap - "transient_lastDdlTime")
+  }
+
+  test("a table we create is recorded in the metastore exactly as Paimon's HiveCatalog records the same table") {
+    sql("CREATE DATABASE paimon.ours COMMENT 'our side' WITH DBPROPERTIES ('team' = 'data')")
+    sql("""CREATE TABLE paimon.ours.orders (id INT NOT NULL COMMENT 'the key', v STRING, amount DECIMAL(10, 2),
+           tags ARRAY<STRING>, dt STRING) PARTITIONED BY (dt) COMMENT 'orders'
+           TBLPROPERTIES ('primary-key' = 'id,dt', 'bucket' = '2', 'metastore.partitioned-table' = 'true')""")
+    javaPaimon.createTable("theirs.orders", Schema.newBuilder().column("id", DataTypes.INT().notNull(), "the key")
+      .column("v", DataTypes.STRING()).column("amount", DataTypes.DECIMAL(10, 2))
+      .column("tags", DataTypes.ARRAY(DataTypes.STRING())).column("dt", DataTypes.STRING().notNull())
+      .partitionKeys("dt").primaryKey("id", "dt").option("bucket", "2").option("metastore.partitioned-table", "true")
+      .comment("orders").build())
+    val (ours, theirs) = (record("ours", "orders"), record("theirs", "orders"))
+    assert(ours._1 == "MANAGED_TABLE" && ours._1 == theirs._1)
+    assert(ours._2 == theirs._2, s"\nours:   ${ours._2}\ntheirs: ${theirs._2}")
+    assert(ours._3 == theirs._3)
+    assert(ours._4 == theirs._4, s"\nours:   ${ours._4}\ntheirs: ${theirs._4}")
+    assert(ours._4("table_type") == "PAIMON" && ours._4("primary-key") == "id,dt" && ours._4("bucket-key") == "id")
+    val db = client.getDatabase("ours")
+    assert(db.getLocationUri.stripSuffix("/").endsWith("/warehouse/ours.db"))
+    assert(db.getDescription == "our side" && db.getParameters.get("team") == "data")
+  }
+
+  test("Java's HiveCatalog lists, reads, writes and alters our table, and we see its changes") {
+    sql("INSERT INTO paimon.ours.orders VALUES (1, 'a', 1.50, array('x'), 'd1'), (2, 'b', 2.00, array(), 'd2')")
+    assert(javaPaimon.listTables("ours") == Seq("orders"))
+    assert(javaPaimon.rows("ours.orders").map(_.take(2)) == Seq(Seq(1, "a"), Seq(2, "b")))
+    javaPaimon.insert("ours.orders", Seq(3, "c", Decimal.fromBigDecimal(new JBigDecimal("3.00"), 10, 2),
+      new GenericArray(Array.empty[AnyRef]), "d1"))
+    javaPaimon.alter("ours.orders", SchemaChange.addColumn("note", DataTypes.STRING()))
+    assert(rows("SELECT id, v, note FROM paimon.ours.orders") == Seq(Seq(1, "a", null), Seq(2, "b", null), Seq(3, "c", null)))
+    sql("ALTER TABLE paimon.ours.orders ADD COLUMN qty INT")
+    sql("ALTER TABLE paimon.ours.orders SET TBLPROPERTIES ('snapshot.num-retained.max' = '50')")
+    assert(javaPaimon.table("ours.orders").rowType().getFieldNames.asScala.last == "qty")
+    val hms = client.getTable("ours", "orders")
+    assert(hms.getSd.getCols.asScala.map(_.getName) == Seq("id", "v", "amount", "tags", "note", "qty"))
+    assert(hms.getParameters.get("snapshot.num-retained.max") == "50")
+    sql("ALTER TABLE paimon.ours.orders UNSET TBLPROPERTIES ('snapshot.num-retained.max')")
+    assert(!client.getTable("ours", "orders").getParameters.containsKey("snapshot.num-retained.max"))
+    // The metastore holds the partitions that have files, and lets a dropped one go.
+    def partitions = client.listPartitions("ours", "orders", 100.toShort).asScala.map(_.getValues.asScala.mkString).toSet
+    assert(partitions == Set("d1", "d2"))
+    assert(client.getPartition("ours", "orders", List("d1").asJava).getSd.getLocation.endsWith("/ours.db/orders/dt=d1"))
+    sql("ALTER TABLE paimon.ours.orders DROP PARTITION (dt = 'd2')")
+    assert(partitions == Set("d1"))
+    assert(rows("SELECT id FROM paimon.ours.orders VERSION AS OF 1") == Seq(Seq(1), Seq(2)))
+  }
+
+  test("a table Java's HiveCatalog creates is listed, read, written, altered and time-travelled here") {
+    javaPaimon.createTable("theirs.events", Schema.newBuilder().column("k", DataTypes.BIGINT().notNull())
+      .column("v", DataTypes.STRING()).primaryKey("k").option("bucket", "1").build())
+    javaPaimon.insert("theirs.events", Seq(1L, "one"))
+    assert(rows("SHOW TABLES IN paimon.theirs").map(_(1)) == Seq("events", "orders"))
+    sql("INSERT INTO paimon.theirs.events VALUES (1, 'uno'), (2, 'dos')")
+    sql("ALTER TABLE paimon.theirs.events ADD COLUMN w INT")
+    sql("CALL paimon.sys.create_tag(table => 'theirs.events', tag => 't1', snapshot => 1)")
+    assert(javaPaimon.rows("theirs.events") == Seq(Seq(1L, "uno", null), Seq(2L, "dos", null)))
+    assert(javaPaimon.atTag("theirs.events", "t1") == Seq(Seq(1L, "one")))
+    assert(rows("SELECT * FROM paimon.theirs.events VERSION AS OF 't1'") == Seq(Seq(1L, "one")))
+    assert(client.getTable("theirs", "events").getSd.getCols.asScala.map(_.getName) == Seq("k", "v", "w"))
+  }
+
+  test("our commits and Java's take the same metastore lock: concurrent commits from both lose nothing") {
+    sql("CREATE TABLE paimon.ours.log (writer STRING, n INT)")
+    val pool = Executors.newFixedThreadPool(2)
+    implicit val ec: ExecutionContext = ExecutionContext.fromExecutor(pool)
+    try {
+      val commits = 8
+      val both = Future.sequence(Seq(
+        Future((1 to commits).foreach(n => sql(s"INSERT INTO paimon.ours.log VALUES ('ours', $n)"))),
+        Future((1 to commits).foreach(n => javaPaimon.insert("ours.log", Seq("java", n))))))
+      Await.result(both, 5.minutes)
+      assert(rows("SELECT writer, count(*) FROM paimon.ours.log GROUP BY writer") == Seq(Seq("java", commits.toLong), Seq("ours", commits.toLong)))
+      // Java's writer also compacts the small files as they pile up, in snapshots of its own.
+      assert(javaPaimon.snapshotIds("ours.log").size >= 2 * commits)
+    } finally pool.shutdown()
+    // Held by someone else, the lock keeps our commit out until lock-acquire-timeout, then fails it cleanly.
+    val component = new LockComponent(LockType.EXCLUSIVE, LockLevel.TABLE, "ours")
+    component.setTablename("log")
+    component.unsetOperationType()
+    val held = client.lock(new LockRequest(List(component).asJava, "someone", "elsewhere"))
+    assert(held.getState == LockState.ACQUIRED)
+    try {
+      val e = intercept[CommitConflictException](sql("INSERT INTO paimon.ours.log VALUES ('ours', 99)"))
+      assert(e.getMessage.contains("ours.log") && e.getMessage.contains("lock-acquire-timeout"), e.getMessage)
+    } finally client.unlock(held.getLockid)
+    sql("INSERT INTO paimon.ours.log VALUES ('ours', 100)")
+    assert(rows("SELECT n FROM paimon.ours.log WHERE n > 8") == Seq(Seq(100)))
+  }
+
+  test("renames and drops move or delete a managed table's files, never an external table's") {
+    val external = Files.createTempDirectory("external").resolve("t").toUri.toString
+    sql(s"CREATE TABLE paimon.ours.ext (id INT) LOCATION '$external'")
+    sql("CREATE TABLE paimon.ours.managed (id INT)")
+    sql("INSERT INTO paimon.ours.ext VALUES (1)")
+    sql("INSERT INTO paimon.ours.managed VALUES (2)")
+    assert(client.getTable("ours", "ext").getTableType == "EXTERNAL_TABLE")
+    assert(client.getTable("ours", "ext").getParameters.get("EXTERNAL") == "TRUE")
+    sql("ALTER TABLE paimon.ours.managed RENAME TO ours.moved")
+    sql("ALTER TABLE paimon.ours.ext RENAME TO ours.ext2")
+    val moved = Path.of(new URI(client.getTable("ours", "moved").getSd.getLocation))
+    assert(moved.endsWith("ours.db/moved") && Files.isDirectory(moved.resolve("schema")))
+    assert(!Files.exists(metastore.warehouse.resolve("ours.db/managed")))
+    assert(new URI(client.getTable("ours", "ext2").getSd.getLocation).getPath.stripSuffix("/") ==
+      new URI(external).getPath.stripSuffix("/"))
+    assert(rows("SELECT * FROM paimon.ours.moved") == Seq(Seq(2)) && rows("SELECT * FROM paimon.ours.ext2") == Seq(Seq(1)))
+    sql("DROP TABLE paimon.ours.moved")
+    sql("DROP TABLE paimon.ours.ext2")
+    assert(!Files.exists(moved) && Files.isDirectory(Path.of(new URI(external)).resolve("schema")))
+    assert(!client.tableExists("ours", "moved") && !client.tableExists("ours", "ext2"))
+  }
+
+  test("a Hive table of another format is not listed, and is refused by name, clearly") {
+    val t = new Table("legacy", "ours", "hive", 0, 0, 0, new StorageDescriptor(List(new FieldSchema("a", "int", null)).asJava,
+      null, "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+      "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat", false, 0,
+      new SerDeInfo(null, "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe", new JHashMap[String, String]()),
+      null, null, new JHashMap[String, String]()), null, new JHashMap[String, String](), null, null, "EXTERNAL_TABLE")
+    t.getSd.setLocation(Files.createTempDirectory("legacy").toUri.toString)
+    client.createTable(t)
+    assert(!rows("SHOW TABLES IN paimon.ours").map(_(1)).contains("legacy"))
+    val read = intercept[MetastoreException](sql("SELECT * FROM paimon.ours.legacy").collect())
+    assert(read.getMessage.contains("ours.legacy is not a Paimon table") && read.getMessage.contains("MapredParquetInputFormat"))
+    val create = intercept[MetastoreException](sql("CREATE TABLE paimon.ours.legacy (a INT)"))
+    assert(create.getMessage.contains("not a Paimon table"))
+    val upper = intercept[InvalidIdentifierException](sql("CREATE TABLE paimon.ours.Upper (a INT)"))
+    assert(upper.getMessage.contains("lower-case"))
+    val column = intercept[InvalidIdentifierException](sql("CREATE TABLE paimon.ours.cols (Amount INT)"))
+    assert(column.getMessage.contains("'Amount'") && !Files.exists(metastore.warehouse.resolve("ours.db/cols")))
+  }
+
+  test("a registration or schema change the metastore refuses leaves nothing behind") {
+    // Hive 2.3 takes table names of ASCII word characters (and some punctuation) only; ours may hold any letter.
+    val refused = intercept[MetastoreException](sql("CREATE TABLE paimon.ours.`café` (a INT)"))
+    assert(refused.getMessage.contains(metastore.uri), refused.getMessage)
+    assert(!Files.exists(metastore.warehouse.resolve("ours.db/café")) && !client.tableExists("ours", "café"))
+    // Turning on metastore partitions would change the record's partition keys, which Hive refuses.
+    sql("CREATE TABLE paimon.ours.parts (a INT, p STRING) PARTITIONED BY (p)")
+    val schemas = metastore.warehouse.resolve("ours.db/parts/schema")
+    val alter = intercept[MetastoreException](sql("ALTER TABLE paimon.ours.parts SET TBLPROPERTIES ('metastore.partitioned-table' = 'true')"))
+    assert(alter.getMessage.contains("alter table ours.parts"), alter.getMessage)
+    assert(Files.list(schemas).iterator().asScala.map(_.getFileName.toString).toSeq == Seq("schema-0"))
+    assert(!client.getTable("ours", "parts").getParameters.containsKey("metastore.partitioned-table"))
+    sql("INSERT INTO paimon.ours.parts VALUES (1, 'x')")
+    assert(rows("SELECT * FROM paimon.ours.parts") == Seq(Seq(1, "x")))
+  }
+
+  test("a metastore that does not answer is named, before anything is written") {
+    val port = paimonspark.Loopback.freePort()
+    val e = intercept[MetastoreException](LocalSession.onWarehouse("metastore-down", warehouse,
+      "spark.sql.catalog.down.metastore" -> "hive", "spark.sql.catalog.down.uri" -> s"thrift://127.0.0.1:$port",
+      "spark.sql.catalog.down.warehouse" -> warehouse, "spark.sql.catalog.down" -> classOf[paimonspark.spark.PaimonCatalog].getName)
+      .sql("SHOW NAMESPACES IN down").collect())
+    assert(e.getMessage.contains(s"thrift://127.0.0.1:$port"), e.getMessage)
+  }
+}
