@@ -21,6 +21,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))  # the workload modules import harness as a sibling module
 
 import append_scan  # noqa: E402
+import catalogs  # noqa: E402
 import changelog  # noqa: E402
 import dml  # noqa: E402
 import harness  # noqa: E402
@@ -31,7 +32,7 @@ import scan_packing  # noqa: E402
 import upsert_ingest  # noqa: E402
 
 WORKLOADS = {module.NAME: module for module in (append_scan, upsert_ingest, metadata_scaling, changelog, dml, python_api,
-                                                    scan_packing, object_store)}
+                                                    scan_packing, object_store, catalogs)}
 DEFAULT_ROWS, QUICK_ROWS = 10_000_000, 1_000_000
 
 

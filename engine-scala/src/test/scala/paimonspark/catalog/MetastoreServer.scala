@@ -14,6 +14,9 @@ import paimonspark.{Checkout, Loopback}
  */
 final class MetastoreServer private (process: Process, val port: Int, val dir: Path) {
   val uri = s"thrift://127.0.0.1:$port"
+  /** The same metastore answering as a Hive 4 server, without the get_table call of Hive 2.3 clients. */
+  lazy val hive4Uri: String = "thrift://127.0.0.1:" +
+    """HIVE4 (\d+)""".r.findFirstMatchIn(Files.readString(dir.resolve("metastore.log"))).get.group(1)
   val warehouse: Path = dir.resolve("warehouse")
 
   /** A client's configuration for this server. */
@@ -30,13 +33,6 @@ final class MetastoreServer private (process: Process, val port: Int, val dir: P
 }
 
 object MetastoreServer {
-  /** One server for every suite of the test JVM (it takes 10 to 20 s to start), stopped when the JVM exits. */
-  lazy val shared: MetastoreServer = {
-    val server = start()
-    sys.addShutdownHook(server.stop())
-    server
-  }
-
   def start(): MetastoreServer = {
     val dir = Files.createTempDirectory("metastore")
     val conf = Files.createDirectories(dir.resolve("conf"))

@@ -26,7 +26,8 @@ final class JavaPaimon(warehouseUri: String, catalogOptions: Map[String, String]
   /** Over a local warehouse. */
   def this(warehouse: Path) = this(warehouse.toString, Map.empty)
 
-  private val catalog: Catalog = {
+  /** Java's catalog itself, for callers that time its operations one by one. */
+  val catalog: Catalog = {
     val conf = new Options()
     conf.set("warehouse", warehouseUri)
     catalogOptions.foreach { case (k, v) => conf.set(k, v) }

@@ -26,6 +26,7 @@ final class MetastoreCatalog(settings: MetastoreSettings, io: FileIO) extends Ca
 
   private val clients = MetastoreClients.of(settings)
   private val warehouse = new Path(settings.warehouse)
+  private val records = new RecordCache(settings)
 
   override def describe: String = s"metastore ${settings.uri}"
 
@@ -99,18 +100,29 @@ final class MetastoreCatalog(settings: MetastoreSettings, io: FileIO) extends Ca
       .filter(HmsTables.isPaimon).map(_.getTableName).toSeq
   }.sorted
 
-  override def tableExists(db: String, table: String): Boolean =
-    databaseExists(db) && record(db, checkName("table", table)).exists(HmsTables.isPaimon)
+  /** Asked afresh: CREATE and DROP must not act on a remembered answer. */
+  override def tableExists(db: String, table: String): Boolean = {
+    records.invalidate(db, table)
+    record(db, checkName("table", table)).exists(HmsTables.isPaimon)
+  }
 
+  /** Where the metastore says the table is (asked again when a remembered place holds no table), then its files. */
   override def loadTable(db: String, table: String): FileStoreTable = {
-    val hms = record(db, table).getOrElse(throw new TableNotFoundException(s"$db.$table",
-      s"table $db.$table does not exist in $describe"))
-    if (!HmsTables.isPaimon(hms)) throw notPaimon(db, table, hms)
-    val location = new Path(HmsTables.location(hms, settings).getOrElse(throw new MetastoreException(s"$db.$table",
-      s"table $db.$table in $describe records no location")))
-    if (!FileStoreTable.exists(io, location)) {
-      throw new MetastoreException(s"$db.$table", s"table $db.$table is registered in $describe at $location, " +
-        "but has no schema files there (deleted outside the catalog?)")
+    def locate(hms: Table): Path = {
+      if (!HmsTables.isPaimon(hms)) throw notPaimon(db, table, hms)
+      new Path(HmsTables.location(hms, settings).getOrElse(throw new MetastoreException(s"$db.$table",
+        s"table $db.$table in $describe records no location")))
+    }
+    def missing = throw new TableNotFoundException(s"$db.$table", s"table $db.$table does not exist in $describe")
+    val remembered = locate(records.get(db, table)(record(db, table)).getOrElse(missing))
+    val location = if (FileStoreTable.exists(io, remembered)) remembered else {
+      records.invalidate(db, table)
+      val current = locate(record(db, table).getOrElse(missing))
+      if (!FileStoreTable.exists(io, current)) {
+        throw new MetastoreException(s"$db.$table", s"table $db.$table is registered in $describe at $current, " +
+          "but has no schema files there (deleted outside the catalog?)")
+      }
+      current
     }
     FileStoreTable.load(io, location, hooks(db, table, location))
   }
@@ -134,6 +146,7 @@ final class MetastoreCatalog(settings: MetastoreSettings, io: FileIO) extends Ca
     val isExternal = location.isDefined || external || settings.externalTables
     val path = location.map(new Path(_)).getOrElse(new Path(HmsTables.location(d, settings).getOrElse(
       throw new MetastoreException(db, s"database $db in $describe records no location")), table))
+    records.invalidate(db, table)
     val created = FileStoreTable.create(io, path, schema, hooks(db, table, path)).getOrElse(
       throw new CommitConflictException(s"$db.$table", s"table $db.$table: $path already holds a Paimon table"))
     val hms = HmsTables.newTable(db, table, schema, path.toString, isExternal, settings, currentUser)
@@ -151,6 +164,7 @@ final class MetastoreCatalog(settings: MetastoreSettings, io: FileIO) extends Ca
     case None => false
     case Some(hms) if !HmsTables.isPaimon(hms) => throw notPaimon(db, table, hms)
     case Some(hms) =>
+      records.invalidate(db, table)
       val external = HmsTables.isExternal(hms)
       clients.run(s"drop table $db.$table")(_.dropTable(db, table, !external, false, true))
       if (!external) HmsTables.location(hms, settings).map(new Path(_)).filter(io.exists).foreach(io.delete(_, recursive = true))
@@ -176,6 +190,7 @@ final class MetastoreCatalog(settings: MetastoreSettings, io: FileIO) extends Ca
       if (settings.locationInProperties) renamed.getParameters.put(HmsTables.LocationParameter, to.get.toString)
       else renamed.getSd.setLocation(to.get.toString)
     }
+    records.invalidate(db, table)
     // Hive's own rename would move a managed table's directory too, to its own idea of the place.
     clients.run(s"rename table $db.$table")(_.alter_table(db, table, renamed))
     if (moves && !io.rename(from.get, to.get)) {

@@ -65,6 +65,9 @@ final case class MetastoreSettings(catalog: String, options: Map[String, String]
   val lockEnabled: Option[Boolean] = flag(LockEnabled)
   val lockAcquireTimeout: Duration = duration(LockAcquireTimeout, Duration.ofMinutes(8))
   val lockCheckMaxSleep: Duration = duration(LockCheckMaxSleep, Duration.ofSeconds(8))
+  val cacheEnabled: Boolean = flag(CacheEnabled).getOrElse(true)
+  val cacheExpireAfterAccess: Duration = duration(CacheExpireAfterAccess, Duration.ofMinutes(10))
+  val cacheExpireAfterWrite: Duration = duration(CacheExpireAfterWrite, Duration.ofMinutes(30))
   val clientClass: String = options.getOrElse(ClientClass, "org.apache.hadoop.hive.metastore.HiveMetaStoreClient")
 
   val clientPoolSize: Int = options.get(ClientPoolSize).map(v => v.trim.toIntOption.filter(_ > 0).getOrElse(
@@ -85,4 +88,7 @@ object MetastoreSettings {
   val LockAcquireTimeout = "lock-acquire-timeout"
   val LockCheckMaxSleep = "lock-check-max-sleep"
   val ClientClass = "metastore.client.class"
+  val CacheEnabled = "cache-enabled"
+  val CacheExpireAfterAccess = "cache.expire-after-access"
+  val CacheExpireAfterWrite = "cache.expire-after-write"
 }

@@ -31,7 +31,7 @@ import paimonspark.spark.LocalSession
  * does, reads, writes and alters what the other created, and their metastore locks exclude each other.
  */
 class MetastoreCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
-  private lazy val metastore = MetastoreServer.shared
+  private lazy val metastore = MetastoreServer.start()
   private lazy val warehouse = metastore.warehouse.toUri.toString
   private lazy val spark: SparkSession = LocalSession.onWarehouse("metastore-catalog", warehouse,
     "spark.sql.catalog.paimon.metastore" -> "hive", "spark.sql.catalog.paimon.uri" -> metastore.uri,
@@ -44,6 +44,7 @@ class MetastoreCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     javaPaimon.close()
     client.close()
     spark.stop()
+    metastore.stop()
   }
 
   private def sql(text: String) = spark.sql(text)
@@ -55,6 +56,11 @@ class MetastoreCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     val sd = t.getSd.deepCopy()
     sd.setLocation(sd.getLocation.stripSuffix("/").split('/').last)
     (t.getTableType, sd, t.getPartitionKeys.asScala.toSeq, t.getParameters.asScala.toMap - "transient_lastDdlTime")
+  }
+
+  test("the metastore listens on 127.0.0.1 only") {
+    val addresses = paimonspark.Loopback.listeners(metastore.port)
+    assert(addresses.nonEmpty && addresses.forall(paimonspark.Loopback.LoopbackAddresses), addresses)
   }
 
   test("a table we create is recorded in the metastore exactly as Paimon's HiveCatalog records the same table") {
@@ -115,6 +121,11 @@ class MetastoreCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(javaPaimon.atTag("theirs.events", "t1") == Seq(Seq(1L, "one")))
     assert(rows("SELECT * FROM paimon.theirs.events VERSION AS OF 't1'") == Seq(Seq(1L, "one")))
     assert(client.getTable("theirs", "events").getSd.getCols.asScala.map(_.getName) == Seq("k", "v", "w"))
+    // Dropped and created again over there: the table we remembered the place of is gone, the new one is read.
+    javaPaimon.catalog.dropTable(org.apache.paimon.catalog.Identifier.create("theirs", "events"), false)
+    javaPaimon.createTable("theirs.events", Schema.newBuilder().column("other", DataTypes.STRING()).build())
+    javaPaimon.insert("theirs.events", Seq("new"))
+    assert(rows("SELECT * FROM paimon.theirs.events") == Seq(Seq("new")))
   }
 
   test("our commits and Java's take the same metastore lock: concurrent commits from both lose nothing") {
@@ -167,6 +178,34 @@ class MetastoreCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(!client.tableExists("ours", "moved") && !client.tableExists("ours", "ext2"))
   }
 
+  test("databases: a location, properties set and removed, and a cascading drop of their tables") {
+    val location = Files.createTempDirectory("located").resolve("db").toUri.toString
+    sql(s"CREATE DATABASE paimon.located LOCATION '$location' WITH DBPROPERTIES ('a' = '1', 'b' = '2')")
+    sql("ALTER NAMESPACE paimon.located SET DBPROPERTIES ('a' = '10')")
+    sql("ALTER NAMESPACE paimon.located UNSET DBPROPERTIES ('b')")
+    val db = client.getDatabase("located")
+    assert(db.getParameters.asScala.toMap == Map("a" -> "10"))
+    assert(new URI(db.getLocationUri).getPath.stripSuffix("/") == new URI(location).getPath)
+    sql("CREATE TABLE paimon.located.t (id INT)")
+    sql("INSERT INTO paimon.located.t VALUES (1)")
+    val table = Path.of(new URI(location)).resolve("t")
+    assert(Files.isDirectory(table.resolve("snapshot")))
+    assert(rows("SHOW NAMESPACES IN paimon").map(_.head).contains("located"))
+    sql("DROP DATABASE paimon.located CASCADE")
+    assert(!client.getAllDatabases.asScala.contains("located") && !Files.exists(table))
+  }
+
+  test("a catalog given only hive-conf-dir finds the metastore through its hive-site.xml") {
+    val conf = Files.createTempDirectory("hive-conf")
+    Files.writeString(conf.resolve("hive-site.xml"), "<?xml version=\"1.0\"?>\n<configuration><property>" +
+      s"<name>hive.metastore.uris</name><value>${metastore.uri}</value></property></configuration>\n")
+    spark.conf.set("spark.sql.catalog.confdir", classOf[paimonspark.spark.PaimonCatalog].getName)
+    spark.conf.set("spark.sql.catalog.confdir.metastore", "hive")
+    spark.conf.set("spark.sql.catalog.confdir.hive-conf-dir", conf.toString)
+    spark.conf.set("spark.sql.catalog.confdir.warehouse", warehouse)
+    assert(rows("SHOW TABLES IN confdir.theirs").map(_(1)).contains("events"))
+  }
+
   test("a Hive table of another format is not listed, and is refused by name, clearly") {
     val t = new Table("legacy", "ours", "hive", 0, 0, 0, new StorageDescriptor(List(new FieldSchema("a", "int", null)).asJava,
       null, "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
@@ -202,12 +241,18 @@ class MetastoreCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(rows("SELECT * FROM paimon.ours.parts") == Seq(Seq(1, "x")))
   }
 
-  test("a metastore that does not answer is named, before anything is written") {
+  test("a metastore that does not answer, or answers as Hive 4 does, is named, before anything is written") {
     val port = paimonspark.Loopback.freePort()
     val e = intercept[MetastoreException](LocalSession.onWarehouse("metastore-down", warehouse,
       "spark.sql.catalog.down.metastore" -> "hive", "spark.sql.catalog.down.uri" -> s"thrift://127.0.0.1:$port",
       "spark.sql.catalog.down.warehouse" -> warehouse, "spark.sql.catalog.down" -> classOf[paimonspark.spark.PaimonCatalog].getName)
       .sql("SHOW NAMESPACES IN down").collect())
     assert(e.getMessage.contains(s"thrift://127.0.0.1:$port"), e.getMessage)
+    // A Hive 4 server answers the 2.3 client's get_table with "Invalid method name".
+    val hive4 = intercept[MetastoreException](LocalSession.onWarehouse("metastore-hive4", warehouse,
+      "spark.sql.catalog.hive4.metastore" -> "hive", "spark.sql.catalog.hive4.uri" -> metastore.hive4Uri,
+      "spark.sql.catalog.hive4.warehouse" -> warehouse, "spark.sql.catalog.hive4" -> classOf[paimonspark.spark.PaimonCatalog].getName)
+      .sql("SELECT * FROM hive4.ours.parts").collect())
+    assert(hive4.getMessage.contains(metastore.hive4Uri) && hive4.getMessage.contains("Hive 4"), hive4.getMessage)
   }
 }
