@@ -6,9 +6,8 @@ Java HiveCatalog, is in the Scala MetastoreCatalogSuite."""
 from __future__ import annotations
 
 import json
-import subprocess
+import os
 import time
-from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -16,9 +15,8 @@ from pyspark.sql import SparkSession
 
 from concurrent_writer import WriterPool
 from conftest import new_session, rows
-from deploy_util import SPARK_HOME, kill_group
 from metastore import Metastore
-from paimon_spark import CommitConflictError, MetastoreError, PaimonTable
+from paimon_spark import MetastoreError, PaimonTable
 
 # Locks left by a dead holder expire after this long (Hive's hive.txn.timeout, 300 s by default), once the
 # metastore's housekeeper (hive.compactor.initiator.on) sees them.
@@ -106,32 +104,26 @@ def test_spark_hive_tables_and_paimon_tables_share_one_metastore(spark):
     assert e.value.value == "default.hive_parquet"
 
 
-def test_writers_in_two_processes_commit_under_the_lock_and_lose_nothing(spark, metastore, tmp_path):
+@pytest.fixture(scope="module")
+def writers(metastore: Metastore, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WriterPool]:
+    """Two writer processes whose catalog is the metastore's, with locks on."""
+    env = {**os.environ, "PAIMON_TEST_METASTORE": json.dumps({"uri": metastore.uri, "options": OPTIONS})}
+    pool = WriterPool(str(metastore.warehouse), [1, 2], tmp_path_factory.mktemp("writers"), env=env)
+    yield pool
+    pool.close()
+
+
+def test_writers_in_two_processes_commit_under_the_lock_and_lose_nothing(spark, writers):
     spark.sql("CREATE TABLE paimon.default.race (writer INT, seq BIGINT)")
-    env = {**__import__("os").environ, "PAIMON_TEST_METASTORE": json.dumps({"uri": metastore.uri, "options": OPTIONS})}
-    pool = WriterPool(str(metastore.warehouse), [1, 2], tmp_path / "writers", env=env)
-    try:
-        committed = pool.run("paimon.default.race", commits=6, rows=10)
-    finally:
-        pool.close()
-    assert committed == {1: 6, 2: 6}
+    assert writers.run("paimon.default.race", commits=6, rows=10) == {1: 6, 2: 6}
     assert rows(spark.sql("SELECT writer, count(*) FROM paimon.default.race GROUP BY writer")) == [(1, 60), (2, 60)]
 
 
-def test_a_writer_killed_holding_the_lock_holds_others_up_only_until_the_metastore_times_it_out(
-        spark, metastore, tmp_path):
+def test_a_writer_killed_holding_the_lock_holds_others_up_only_until_the_metastore_times_it_out(spark, writers):
     spark.sql("CREATE TABLE paimon.default.held (a INT)")
-    log = tmp_path / "holder.log"
-    with log.open("w") as out:
-        holder = subprocess.Popen(["java", "-cp", f"{SPARK_HOME / 'jars'}/*",
-                                   str(Path(__file__).resolve().parent.parent / "support" / "HoldMetastoreLock.java"),
-                                   metastore.uri, "default", "held"], stdout=out, stderr=subprocess.STDOUT,
-                                  start_new_session=True)
-    deadline = time.monotonic() + 120
-    while "HELD" not in log.read_text():
-        assert holder.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
-        time.sleep(0.2)
-    kill_group(holder, "the lock holder")
+    # Writer 2 takes the table's lock and is killed holding it.
+    writers.finish(writers.start("", 0, writers=[2], hold_lock=["default", "held"]))
+    writers.kill(2)
     started = time.monotonic()
     spark.sql("INSERT INTO paimon.default.held VALUES (1)")
     waited = time.monotonic() - started

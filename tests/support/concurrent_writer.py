@@ -59,13 +59,14 @@ class WriterPool:
             time.sleep(POLL)
 
     def start(self, table: str, commits: int, rows: int = 1, writers: Optional[Iterable[int]] = None,
-              timeout: float = 240) -> int:
-        """Gives every writer (or those named) a job, once all are up; returns the job's number."""
+              timeout: float = 240, hold_lock: Optional[list[str]] = None) -> int:
+        """Gives every writer (or those named) a job, once all are up; returns the job's number. With
+        `hold_lock` ([db, table]) the job is to take that table's metastore lock and keep it."""
         self._wait({w: self.workdir / f"ready-{w}" for w in self.procs}, "start", timeout)
         job = self.jobs
         self.jobs += 1
-        _publish(self.workdir / f"job-{job}", {"table": table, "commits": commits, "rows": rows,
-                                               "writers": sorted(writers or self.procs)})
+        spec = {"table": table, "commits": commits, "rows": rows, "writers": sorted(writers or self.procs)}
+        _publish(self.workdir / f"job-{job}", {**spec, **({"hold_lock": hold_lock} if hold_lock else {})})
         return job
 
     def finish(self, job: int, timeout: float = 600) -> Dict[int, dict]:
@@ -101,6 +102,20 @@ def _next_job(workdir: Path, job: int) -> Optional[dict]:
     return json.loads(path.read_text())
 
 
+def _hold_metastore_lock(spark, uri: str, db: str, table: str) -> None:
+    """Takes the metastore's EXCLUSIVE table lock as Paimon's HiveCatalogLock requests it, and keeps it."""
+    jvm = spark.sparkContext._jvm
+    api = jvm.org.apache.hadoop.hive.metastore.api
+    conf = jvm.org.apache.hadoop.hive.conf.HiveConf()
+    conf.set("hive.metastore.uris", uri)
+    component = api.LockComponent(api.LockType.EXCLUSIVE, api.LockLevel.TABLE, db)
+    component.setTablename(table)
+    component.unsetOperationType()
+    client = jvm.org.apache.hadoop.hive.metastore.HiveMetaStoreClient(conf)
+    response = client.lock(api.LockRequest(jvm.java.util.Collections.singletonList(component), "holder", "localhost"))
+    assert response.getState().toString() == "ACQUIRED", response
+
+
 def main() -> None:
     warehouse, writer, workdir = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -114,6 +129,10 @@ def main() -> None:
     job = 0
     while (spec := _next_job(workdir, job)) is not None:
         committed, error = 0, None
+        if writer in spec["writers"] and "hold_lock" in spec:
+            _hold_metastore_lock(spark, metastore["uri"], *spec["hold_lock"])
+            _publish(workdir / f"done-{job}-{writer}", {"committed": 0, "error": None})
+            time.sleep(3600)  # until killed, holding the lock
         if writer in spec["writers"]:
             try:
                 for i in range(spec["commits"]):

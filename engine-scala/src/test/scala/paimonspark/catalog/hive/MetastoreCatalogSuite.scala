@@ -133,7 +133,7 @@ class MetastoreCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     val pool = Executors.newFixedThreadPool(2)
     implicit val ec: ExecutionContext = ExecutionContext.fromExecutor(pool)
     try {
-      val commits = 8
+      val commits = 4
       val both = Future.sequence(Seq(
         Future((1 to commits).foreach(n => sql(s"INSERT INTO paimon.ours.log VALUES ('ours', $n)"))),
         Future((1 to commits).foreach(n => javaPaimon.insert("ours.log", Seq("java", n))))))
@@ -245,6 +245,7 @@ class MetastoreCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     val port = paimonspark.Loopback.freePort()
     val e = intercept[MetastoreException](LocalSession.onWarehouse("metastore-down", warehouse,
       "spark.sql.catalog.down.metastore" -> "hive", "spark.sql.catalog.down.uri" -> s"thrift://127.0.0.1:$port",
+      "spark.sql.catalog.down.hive.metastore.connect.retries" -> "1",
       "spark.sql.catalog.down.warehouse" -> warehouse, "spark.sql.catalog.down" -> classOf[paimonspark.spark.PaimonCatalog].getName)
       .sql("SHOW NAMESPACES IN down").collect())
     assert(e.getMessage.contains(s"thrift://127.0.0.1:$port"), e.getMessage)
