@@ -43,7 +43,9 @@ class Metastore:
         self.warehouse = root / "warehouse"
         self.log = root / "metastore.log"
         java = shutil.which("java") or "java"
-        command = [java, "-Xmx512m", f"-Dderby.stream.error.file={root / 'derby.log'}", "-cp",
+        # The client compiler alone and the serial collector, as the suites' other short-lived JVMs (jvm_options).
+        command = [java, "-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                   f"-Dderby.stream.error.file={root / 'derby.log'}", "-cp",
                    f"{conf}:{SPARK_HOME / 'jars'}/*", str(_SUPPORT / "LoopbackMetastore.java"), str(self.port)]
         with self.log.open("w") as out:
             self.process = subprocess.Popen(command, cwd=root, stdout=out, stderr=subprocess.STDOUT,

@@ -40,7 +40,9 @@ object MetastoreServer {
     val port = Loopback.freePort()
     val log = dir.resolve("metastore.log")
     val java = Path.of(sys.props("java.home"), "bin", "java").toString
-    val command = Seq(java, "-Xmx512m", s"-Dderby.stream.error.file=${dir.resolve("derby.log")}", "-cp",
+    // The client compiler alone and the serial collector: it serves one suite, not long enough to earn C2 back.
+    val command = Seq(java, "-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+      s"-Dderby.stream.error.file=${dir.resolve("derby.log")}", "-cp",
       s"$conf:${Checkout.pysparkJars}/*", Checkout.support("LoopbackMetastore.java").toString, port.toString)
     val process = new ProcessBuilder(command: _*).redirectErrorStream(true).redirectOutput(log.toFile).start()
     Loopback.awaitStart(process, "the metastore", 180)(Files.readString(log).contains("LISTENING"))(
