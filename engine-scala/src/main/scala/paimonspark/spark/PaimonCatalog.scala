@@ -188,8 +188,7 @@ object PaimonCatalog {
         new FileSystemCatalog(io, warehouse(location))
       case "hive" =>
         val settings = MetastoreSettings(name, options.asCaseSensitiveMap().asScala.toMap)
-        warehouse(settings.warehouse)
-        new MetastoreCatalog(settings, io)
+        new MetastoreCatalog(settings, io, warehouse(settings.warehouse))
       case other => throw new InvalidOptionException(s"spark.sql.catalog.$name.metastore",
         s"catalog $name: metastore '$other' is not one this engine has; use filesystem (the default) or hive")
     }

@@ -21,11 +21,10 @@ import paimonspark.table.FileStoreTable
  * and the metastore's columns and parameters follow them. A failed registration takes back what
  * was written, so the metastore and the files never disagree on whether a table exists.
  */
-final class MetastoreCatalog(settings: MetastoreSettings, io: FileIO) extends Catalog {
+final class MetastoreCatalog(settings: MetastoreSettings, io: FileIO, warehouse: Path) extends Catalog {
   import MetastoreCatalog._
 
   private val clients = MetastoreClients.of(settings)
-  private val warehouse = new Path(settings.warehouse)
   private val records = new RecordCache(settings)
 
   override def describe: String = s"metastore ${settings.uri}"
@@ -114,17 +113,18 @@ final class MetastoreCatalog(settings: MetastoreSettings, io: FileIO) extends Ca
         s"table $db.$table in $describe records no location")))
     }
     def missing = throw new TableNotFoundException(s"$db.$table", s"table $db.$table does not exist in $describe")
+    def load(location: Path) = FileStoreTable.load(io, location, hooks(db, table, location))
     val remembered = locate(records.get(db, table)(record(db, table)).getOrElse(missing))
-    val location = if (FileStoreTable.exists(io, remembered)) remembered else {
-      records.invalidate(db, table)
-      val current = locate(record(db, table).getOrElse(missing))
-      if (!FileStoreTable.exists(io, current)) {
-        throw new MetastoreException(s"$db.$table", s"table $db.$table is registered in $describe at $current, " +
-          "but has no schema files there (deleted outside the catalog?)")
-      }
-      current
+    // Loading lists the schema files once: a place without them is found out by the load itself.
+    try load(remembered) catch {
+      case _: TableNotFoundException =>
+        records.invalidate(db, table)
+        val current = locate(record(db, table).getOrElse(missing))
+        try load(current) catch {
+          case e: TableNotFoundException => throw new MetastoreException(s"$db.$table", s"table $db.$table is " +
+            s"registered in $describe at $current, but has no schema files there (deleted outside the catalog?)", e)
+        }
     }
-    FileStoreTable.load(io, location, hooks(db, table, location))
   }
 
   /**
