@@ -39,16 +39,19 @@ publish-local: $(VENV)/.installed
 	$(SBT) engine/publishM2
 
 # Scala unit tests and pytest suites; ends with one line "N passed, N failed".
-# The jar is published to the local Maven repository first: the --packages tests resolve it there.
-# The Scala suites (one JVM) run beside two pytest workers, each of which alone leaves a core idle a
-# quarter of the time (its JVMs start and wait); the Scala log is in test-reports/scala.log, its failures
-# are printed after pytest's.
+# One sbt packages the jar, publishes it to the local Maven repository (the --packages tests resolve it
+# there), says so (`announceJar`, a file) and goes on to compile and run the Scala suites, beside two
+# pytest workers that start at that signal: each worker alone leaves a core idle a quarter of the time
+# (its JVMs start and wait), and a second sbt would load the build again. The Scala log is in
+# test-reports/scala.log (printed whole if the jar was not built); its failures are printed after pytest's.
 PYTEST := $(PY) -m pytest tests -q -n 2
 test: $(VENV)/.installed
-	rm -rf test-reports .scala-status .pytest-status && mkdir -p test-reports
-	$(SBT) engine/package engine/publishM2 engine/Test/compile
-	mkdir -p $(dir $(JAR)) && cp target/paimon-spark.jar $(JAR)
-	($(SBT) engine/test > test-reports/scala.log 2>&1; echo $$? > .scala-status) & \
+	rm -rf test-reports .scala-status .pytest-status .jar-ready && mkdir -p test-reports
+	($(SBT) engine/package engine/publishM2 announceJar engine/test > test-reports/scala.log 2>&1; \
+	  echo $$? > .scala-status) & \
+	until [ -e .jar-ready ] || [ -e .scala-status ]; do sleep 1; done; \
+	if [ ! -e .jar-ready ]; then cat test-reports/scala.log; exit 1; fi; \
+	mkdir -p $(dir $(JAR)) && cp target/paimon-spark.jar $(JAR) && \
 	$(PYTEST) --junitxml=test-reports/pytest.xml; echo $$? > .pytest-status; wait
 	@grep -E '\*\*\* FAILED|Tests: succeeded|^\[error\]' test-reports/scala.log || true
 	$(PY) tests/support/summarize.py test-reports .scala-status .pytest-status
@@ -66,4 +69,4 @@ bench: $(JAR)
 	$(PY) bench/run.py
 
 clean:
-	rm -rf target engine-scala/target project/target project/project test-reports dist $(JAR) .scala-status .pytest-status
+	rm -rf target engine-scala/target project/target project/project test-reports dist $(JAR) .scala-status .pytest-status .jar-ready

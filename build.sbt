@@ -8,6 +8,9 @@ ThisBuild / version := {
     .getOrElse(sys.error("python/paimon_spark/version.py has no __version__ = \"...\" line"))
 }
 
+// `make test` starts its pytest workers when this file appears, while the same sbt goes on to the Scala suites.
+commands += Command.command("announceJar") { state => IO.touch(file(".jar-ready")); state }
+
 // Spark 4.3.0 is published on PyPI (pyspark) but not on Maven Central, so the provided classpath is
 // the jars/ folder of the pyspark installed in .venv: exactly the jars the engine runs with.
 // They are compile-time only and never packaged.
