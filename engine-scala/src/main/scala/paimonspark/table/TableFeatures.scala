@@ -61,9 +61,10 @@ object TableFeatures {
 
   /** A data file that only another engine's reader reads right: another format, a column subset, a postpone bucket. */
   def requireDataFile(table: FileStoreTable, bucket: Int, file: DataFileMeta): Unit = {
-    val format = file.fileName.substring(file.fileName.lastIndexOf('.') + 1).toLowerCase
-    if (format != "parquet") {
-      throw refusal(table, TableOptions.FileFormat, s"$format data files (${file.fileName})", "only Parquet data files are read yet")
+    val format = DataFileFormat.of(file.fileName)
+    if (!DataFileFormat.Readable(format)) {
+      throw refusal(table, TableOptions.FileFormat, s"$format data files (${file.fileName})",
+        "only Parquet and ORC data files are read yet")
     }
     // A writer may list every column; only a file that lacks some holds part of its rows.
     file.writeCols.filterNot(_.toSet == table.schemaWithId(file.schemaId).fieldNames.toSet).foreach { columns =>

@@ -74,8 +74,6 @@ class FeatureRefusalSuite extends AnyFunSuite with BeforeAndAfterAll {
   // What each table has, how to build it, the feature a refusal names, and a row to insert.
   private val refusedOnReadAndWrite: Seq[(String, () => FeatureTable, String, String)] = Seq(
     ("a primary-key table with deletion vectors", () => tables.dvPrimaryKey(), "DELETION_VECTORS", "(5000, 'ours')"),
-    ("ORC files in an append table", () => tables.orcAppend(), "file.format", "(5000, 'ours')"),
-    ("ORC files in a primary-key table", () => tables.orcPrimaryKey(), "file.format", "(5000, 'ours')"),
     ("Avro files", () => tables.avroAppend(), "file.format", "(5000, 'ours')"),
     ("files holding some of a row's columns (data evolution)", () => tables.dataEvolution(), "data-evolution.enabled",
       "(5000, 'ours', 'note')"),
@@ -89,6 +87,18 @@ class FeatureRefusalSuite extends AnyFunSuite with BeforeAndAfterAll {
       refused(t, feature)(read)
       refused(t, feature)(insert(row))
     }
+  }
+
+  test("ORC files read as Java reads them, merged in a primary-key table; writing ORC is refused") {
+    val (append, pk) = (tables.orcAppend(), tables.orcPrimaryKey())
+    Seq(append, pk).foreach { t =>
+      assert(ours(s"SELECT * FROM paimon.${t.name}") == java.rows(t.name))
+      assert(ours(s"SELECT name FROM paimon.${t.name} WHERE id > 6") == java.rows(t.name).filter(_.head.asInstanceOf[Int] > 6)
+        .map(_.tail))
+      assert(ours(s"SELECT * FROM paimon.${t.name} VERSION AS OF 1") == java.atSnapshot(t.name, 1))
+      refused(t, "file.format")(insert("(5000, 'ours')"))
+    }
+    assert(ours(s"SELECT count(*) FROM paimon.${pk.name}") == Seq(Seq(8L)))
   }
 
   test("BLOB and VARIANT columns are refused when the table is loaded") {

@@ -9,13 +9,16 @@ import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetOptions, ParquetReadSupport, ParquetWriteSupport}
+import org.apache.spark.memory.MemoryMode
+import org.apache.spark.sql.execution.datasources.orc.OrcOptions
+import org.apache.spark.sql.execution.datasources.v2.orc.OrcPartitionReaderFactory
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetPartitionReaderFactory
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.SerializableConfiguration
 
-/** Spark's own (vectorized) Parquet reader, set up for Paimon data files: columns matched by name. */
+/** Spark's own (vectorized) Parquet and ORC readers, set up for Paimon data files: columns matched by name. */
 object ParquetReaders {
   /** The reader of files holding `dataSchema`, reading them as `readDataSchema` and `partitionSchema`, then `casts`. */
   def layout(
@@ -40,8 +43,14 @@ object ParquetReaders {
       SQLConf.PARQUET_READER_RESPECT_UNKNOWN_TYPE_ANNOTATION, SQLConf.TIMESTAMP_NANOS_TYPES_ENABLED)
       .foreach(entry => c.set(entry.key, conf.getConfString(entry.key, entry.defaultValueString)))
     val readerConf = new ReaderConf(spark.sparkContext.broadcast(new SerializableConfiguration(c)))
-    new LayoutReader(ParquetPartitionReaderFactory(conf, readerConf, dataSchema, readDataSchema, partitionSchema,
-      filters.toArray, None, new ParquetOptions(CaseInsensitiveMap(Map.empty[String, String]), conf)), readerConf, casts)
+    val noOptions = CaseInsensitiveMap(Map.empty[String, String])
+    new LayoutReader(
+      ParquetPartitionReaderFactory(conf, readerConf, dataSchema, readDataSchema, partitionSchema, filters.toArray,
+        None, new ParquetOptions(noOptions, conf)),
+      // ORC finds columns by name too; Spark's ORC reader takes its settings from the same configuration.
+      OrcPartitionReaderFactory(conf, readerConf, dataSchema, readDataSchema, partitionSchema, filters.toArray, None,
+        new OrcOptions(noOptions, conf), MemoryMode.ON_HEAP),
+      readerConf, casts)
   }
 }
 

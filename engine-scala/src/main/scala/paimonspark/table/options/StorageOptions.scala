@@ -36,8 +36,8 @@ private[table] object StorageOptions extends OptionDeclarations {
     refused("query-auth.enabled", bool, "false", "query authorization needs a REST catalog", ReadWrite),
 
     // ---- data files ----
-    implemented("file.format", text, "parquet", only("parquet")("data files are written as Parquet; other formats " +
-      "are refused where they are read"), WriteOnly),
+    implemented("file.format", text, "parquet", only("parquet")("data files are written as Parquet; tables of ORC " +
+      "files are read, not written, and Avro files are refused where they are read"), WriteOnly),
     refused("file.format.per.level", LevelMap, "", "every level is written as Parquet", WriteOnly),
     implemented("file.compression", text, "zstd", (k, v) => if (!ParquetDataFile.SupportedCodecs(v.trim.toLowerCase)) {
       invalid(k, v, s"one of ${ParquetDataFile.SupportedCodecs.toSeq.sorted.mkString(", ")}")
