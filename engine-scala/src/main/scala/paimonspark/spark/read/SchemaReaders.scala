@@ -24,7 +24,8 @@ import paimonspark.table.{FileStoreTable, KeyLayout}
  */
 final class LayoutReader(parquet: ParquetPartitionReaderFactory, orc: OrcPartitionReaderFactory, conf: ReaderConf,
     casts: ColumnCasts) extends Serializable {
-  def columnar: Boolean = parquet.supportColumnarReads(null) && orc.supportColumnarReads(null) && casts.columnar
+  /** Decided on the driver: the factories read the session's settings, which executors cannot. */
+  val columnar: Boolean = parquet.supportColumnarReads(null) && orc.supportColumnarReads(null) && casts.columnar
 
   private def factory(file: PartitionedFile): FilePartitionReaderFactory =
     DataFileFormat.of(file.toPath.getName) match {
