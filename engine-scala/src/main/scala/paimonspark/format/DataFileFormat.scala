@@ -11,7 +11,7 @@ object DataFileFormat {
   val Avro = "avro"
 
   /** Formats whose files are read here. */
-  val Readable: Set[String] = Set(Parquet, Orc)
+  val Readable: Set[String] = Set(Parquet, Orc, Avro)
 
   /** The format of a data file by its name's extension, lower-case. */
   def of(fileName: String): String = fileName.substring(fileName.lastIndexOf('.') + 1).toLowerCase

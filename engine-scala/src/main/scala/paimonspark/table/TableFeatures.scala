@@ -64,7 +64,7 @@ object TableFeatures {
     val format = DataFileFormat.of(file.fileName)
     if (!DataFileFormat.Readable(format)) {
       throw refusal(table, TableOptions.FileFormat, s"$format data files (${file.fileName})",
-        "only Parquet and ORC data files are read yet")
+        "only Parquet, ORC and Avro data files are read")
     }
     // A writer may list every column; only a file that lacks some holds part of its rows.
     file.writeCols.filterNot(_.toSet == table.schemaWithId(file.schemaId).fieldNames.toSet).foreach { columns =>

@@ -28,6 +28,8 @@ final case class TableOptions(raw: Map[String, String]) {
   def bucket: Int = int(Bucket)
   def fileFormat: String = text(FileFormat).trim.toLowerCase
   def fileCompression: String = text(FileCompression).trim.toLowerCase
+  /** ORC files hold TIMESTAMP_LTZ values as their UTC wall clock, as Paimon wrote them by default. */
+  def orcLegacyLtz: Boolean = flag(OrcTimestampLtzLegacy)
   def zstdLevel: Int = int(ZstdLevel)
   /** Paimon's default differs by table kind: 128 mb with a primary key, 256 mb without. */
   def targetFileSize(primaryKey: Boolean): Long =
@@ -123,6 +125,7 @@ final case class TableOptions(raw: Map[String, String]) {
 object TableOptions {
   val Bucket = "bucket"
   val FileFormat = "file.format"
+  val OrcTimestampLtzLegacy = "orc.timestamp-ltz.legacy.type"
   val FileCompression = "file.compression"
   val ZstdLevel = "file.compression.zstd-level"
   val TargetFileSize = "target-file-size"

@@ -64,6 +64,9 @@ final class JavaFeatureTables(java: JavaPaimon) {
   /** `avro_append`: an append table with `file.format` = `avro`, ten rows in two commits. */
   def avroAppend(): FeatureTable = formatTable("avro_append", "avro", Nil)
 
+  /** `avro_pk`: a primary-key table (`bucket` = 2) with `file.format` = `avro`; the second commit upserts two keys. */
+  def avroPrimaryKey(): FeatureTable = formatTable("avro_pk", "avro", Seq("id"))
+
   /**
    * `external_paths`: an append table whose data files Java writes outside the table directory,
    * under `dir` (`data-file.external-paths` = its `file:` URI, strategy `round-robin`); their

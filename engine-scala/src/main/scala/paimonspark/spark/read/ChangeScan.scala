@@ -108,7 +108,7 @@ object ChangeReaderFactory {
     val dataFilters = filters.filter(_.references.forall(a => dataColumns.contains(a)))
     val fileFields = if (keyValueFiles) SchemaReaders.keyValueFields(table.location.toString) _ else SchemaReaders.appendFields _
     val readers = SchemaReaders.build(table, readFields, fileFields, new StructType(), dataFilters, schemas)
-    new ChangeReaderFactory(new ParquetFileReader(readers), SparkTypes.physical(SparkTypes.toSparkStruct(readFields,
+    new ChangeReaderFactory(new SparkFileReader(readers), SparkTypes.physical(SparkTypes.toSparkStruct(readFields,
       withFieldIds = false)), required, schema.partitionKeys, added, keyValueFiles)
   }
 }
@@ -117,7 +117,7 @@ object ChangeReaderFactory {
  * Reads [[ChangeSplit]]s: each output column is a file column, a partition value or an added column
  * computed from the row's kind and its commit.
  */
-final class ChangeReaderFactory(files: ParquetFileReader, fileRead: StructType, output: StructType,
+final class ChangeReaderFactory(files: SparkFileReader, fileRead: StructType, output: StructType,
     partitionKeys: Seq[String], added: ChangeColumns, keyValueFiles: Boolean) extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {

@@ -74,12 +74,12 @@ object DiffReaderFactory {
     val keyOrdinals = if (!table.isPrimaryKeyTable) Nil
       else KeyLayout.of(table.location.toString, table.schema).trimmedKeys.map(k => system + columns.fieldIndex(k))
     val engine = if (table.isPrimaryKeyTable) Some(MergeEngineSpec.of(table.location.toString, table.schema)) else None
-    new DiffReaderFactory(ParquetFileReader.forCompaction(table), rowSchema, system, keyOrdinals, engine, output, added)
+    new DiffReaderFactory(SparkFileReader.forCompaction(table), rowSchema, system, keyOrdinals, engine, output, added)
   }
 }
 
 /** Reads [[DiffSplit]]s: merged sides joined by key, or, for append tables, rows counted off. */
-final class DiffReaderFactory(files: ParquetFileReader, rowSchema: StructType, system: Int, keyOrdinals: Seq[Int],
+final class DiffReaderFactory(files: SparkFileReader, rowSchema: StructType, system: Int, keyOrdinals: Seq[Int],
     engine: Option[MergeEngineSpec], output: StructType, added: ChangeColumns) extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {

@@ -23,8 +23,8 @@ import paimonspark.lsm.{IntegralKey, KeyValue, MergeEngineSpec, SortedRunMerge}
  * splits are read as batches that gather the results from the runs' own batches, without a copy.
  */
 final class MergeReaderFactory(
-    files: ParquetFileReader,
-    filesWithoutSequence: ParquetFileReader,
+    files: SparkFileReader,
+    filesWithoutSequence: SparkFileReader,
     mergeSchema: StructType,
     keyOrdinals: Seq[Int],
     outputOrdinals: Seq[Int],

@@ -108,7 +108,7 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
     val keyOrdinals = keyNames.indices.map(_ + KeyValue.SystemFields.size)
     val columnar = !rowKind && engine.resultIsAVersion && Seq(asIs, merged, withoutSequence).forall(_.columnar)
     val batchSize = SparkSession.active.sessionState.conf.parquetVectorizedReaderBatchSize
-    val merge = new MergeReaderFactory(new ParquetFileReader(merged), new ParquetFileReader(withoutSequence),
+    val merge = new MergeReaderFactory(new SparkFileReader(merged), new SparkFileReader(withoutSequence),
       mergeSchema, keyOrdinals, outputOrdinals, readPartitionSchema, engine, columnar, batchSize, rowKind)
     new PrimaryKeyReaderFactory(new SchemaRoutingFactory(asIs), merge, columnar)
   }

@@ -7,38 +7,12 @@ import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader}
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.v2.FilePartitionReaderFactory
-import org.apache.spark.sql.execution.datasources.v2.orc.OrcPartitionReaderFactory
-import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetPartitionReaderFactory
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import paimonspark.format.{DataField, DataFileFormat, FileView, KeyValueFields, SparkTypes, TableSchema}
+import paimonspark.format.{DataField, FileView, KeyValueFields, SparkTypes, TableSchema}
 import paimonspark.table.{FileStoreTable, KeyLayout}
-
-/**
- * Spark's reader of the files written in one column layout, giving rows of the read schema: columns
- * found by the layout's names ([[FileView]]), then cast where their type changed since. Each file is
- * read by the reader of its format, which its name says (Parquet, or ORC as older Paimon and Flink
- * tables have it).
- */
-final class LayoutReader(parquet: ParquetPartitionReaderFactory, orc: OrcPartitionReaderFactory, conf: ReaderConf,
-    casts: ColumnCasts) extends Serializable {
-  /** Decided on the driver: the factories read the session's settings, which executors cannot. */
-  val columnar: Boolean = parquet.supportColumnarReads(null) && orc.supportColumnarReads(null) && casts.columnar
-
-  private def factory(file: PartitionedFile): FilePartitionReaderFactory =
-    DataFileFormat.of(file.toPath.getName) match {
-      case DataFileFormat.Orc => orc
-      case _ => parquet
-    }
-
-  def rows(file: PartitionedFile): PartitionReader[InternalRow] = { conf.reset(); casts.rows(factory(file).buildReader(file)) }
-  def batches(file: PartitionedFile): PartitionReader[ColumnarBatch] = {
-    conf.reset()
-    casts.batches(factory(file).buildColumnarReader(file))
-  }
-}
 
 /**
  * A [[LayoutReader]] for each schema the files to read were written with, all giving the same read
@@ -77,8 +51,7 @@ object SchemaReaders {
         case i if !DataType.equalsStructurally(requested(i).dataType, target(i).dataType, ignoreNullability = true) =>
           i -> PaimonCasts.cast(BoundReference(i, requested(i).dataType, nullable = true), target(i).dataType, timeZone)
       }.toMap
-      view -> ParquetReaders.layout(hadoopConf, requested, requested, partitionSchema, kept,
-        new ColumnCasts(StructType(requested.fields ++ partitionSchema.fields), casts))
+      view -> FormatReaders.layout(hadoopConf, requested, partitionSchema, kept, casts, table.options.orcLegacyLtz)
     }.toMap
     new SchemaReaders(views.map { case (id, view) => id -> readers(view) }.toMap)
   }

@@ -7,7 +7,7 @@ import scala.reflect.ClassTag
 
 import org.apache.spark.sql.SparkSession
 
-import paimonspark.spark.read.ParquetFileReader
+import paimonspark.spark.read.SparkFileReader
 import paimonspark.table.{FileStoreTable, Predicate, TableFeatures}
 import paimonspark.table.compact.{AppendCompaction, TableCompaction}
 
@@ -28,7 +28,7 @@ object CompactJob {
       val tasks = TableCompaction.plan(table, filter, full, buckets)
       if (tasks.isEmpty) None
       else {
-        val reader = ParquetFileReader.forCompaction(table)
+        val reader = SparkFileReader.forCompaction(table)
         val results = runTasks(table, s"${tasks.size} buckets", tasks)(TableCompaction.run(table, _, reader))
         TableCompaction.commit(table, UUID.randomUUID().toString, results)
       }
@@ -41,7 +41,7 @@ object CompactJob {
     val tasks = AppendCompaction.plan(table, filter, partitions)
     if (tasks.isEmpty) None
     else {
-      val reader = ParquetFileReader.forCompaction(table)
+      val reader = SparkFileReader.forCompaction(table)
       val results = runTasks(table, s"${tasks.size} groups of small files", tasks)(AppendCompaction.run(table, _, reader))
       AppendCompaction.commit(table, UUID.randomUUID().toString, results)
     }

@@ -37,7 +37,9 @@ private[table] object StorageOptions extends OptionDeclarations {
 
     // ---- data files ----
     implemented("file.format", text, "parquet", only("parquet")("data files are written as Parquet; tables of ORC " +
-      "files are read, not written, and Avro files are refused where they are read"), WriteOnly),
+      "and Avro files are read, not written"), WriteOnly),
+    // One of paimon-format's `OrcOptions`: how TIMESTAMP_LTZ values were put into ORC files.
+    implemented("orc.timestamp-ltz.legacy.type", bool, "true"),
     refused("file.format.per.level", LevelMap, "", "every level is written as Parquet", WriteOnly),
     implemented("file.compression", text, "zstd", (k, v) => if (!ParquetDataFile.SupportedCodecs(v.trim.toLowerCase)) {
       invalid(k, v, s"one of ${ParquetDataFile.SupportedCodecs.toSeq.sorted.mkString(", ")}")

@@ -8,7 +8,7 @@ import paimonspark.CommitConflictException
 import paimonspark.format.CommitKind
 import paimonspark.fs.{FileIO, HadoopConf}
 import paimonspark.spark.LocalSession
-import paimonspark.spark.read.ParquetFileReader
+import paimonspark.spark.read.SparkFileReader
 import paimonspark.table.FileStoreTable
 import paimonspark.table.compact.{AppendCompaction, TableCompaction}
 
@@ -38,7 +38,7 @@ class CompactionConflictSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("the second of two compactions of one bucket fails with a conflict and commits nothing") {
     val table = writeRuns("raced", 3)
     val before = contents("raced")
-    val reader = ParquetFileReader.forCompaction(table)
+    val reader = SparkFileReader.forCompaction(table)
     val first = TableCompaction.plan(table, None, full = true).map(TableCompaction.run(table, _, reader))
     val second = TableCompaction.plan(table, None, full = true).map(TableCompaction.run(table, _, reader))
     val winner = TableCompaction.commit(table, "first", first)
@@ -57,7 +57,7 @@ class CompactionConflictSuite extends AnyFunSuite with BeforeAndAfterAll {
       "('primary-key' = 'id', 'bucket' = '1', 'write-only' = 'true')")
     spark.sql("INSERT INTO paimon.default.moved VALUES (1, 'a'), (2, 'b')")
     val table = load("moved")
-    val reader = ParquetFileReader.forCompaction(table)
+    val reader = SparkFileReader.forCompaction(table)
     val first = TableCompaction.plan(table, None, full = true).map(TableCompaction.run(table, _, reader))
     val second = TableCompaction.plan(table, None, full = true).map(TableCompaction.run(table, _, reader))
     // One level-0 file overlapping nothing: both compactions move it to the top level, same name.
@@ -71,7 +71,7 @@ class CompactionConflictSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   test("an append committed while a compaction runs does not conflict with it") {
     val table = writeRuns("appended", 3)
-    val reader = ParquetFileReader.forCompaction(table)
+    val reader = SparkFileReader.forCompaction(table)
     val results = TableCompaction.plan(table, None, full = true).map(TableCompaction.run(table, _, reader))
     spark.sql("INSERT INTO paimon.default.appended VALUES (1, 'newest'), (99, 'z')")
     assert(TableCompaction.commit(table, "compactor", results).nonEmpty)
@@ -89,7 +89,7 @@ class CompactionConflictSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("the second of two compactions of an append table's small files fails with a conflict") {
     val table = writeSmallFiles("raced_append", 5)
     val before = contents("raced_append")
-    val reader = ParquetFileReader.forCompaction(table)
+    val reader = SparkFileReader.forCompaction(table)
     val first = AppendCompaction.plan(table, None).map(AppendCompaction.run(table, _, reader))
     val second = AppendCompaction.plan(table, None).map(AppendCompaction.run(table, _, reader))
     assert(first.map(_.task.files.size) == Seq(5))
@@ -105,7 +105,7 @@ class CompactionConflictSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   test("an append committed while an append table's small files are rewritten does not conflict") {
     val table = writeSmallFiles("appended_append", 5)
-    val results = AppendCompaction.plan(table, None).map(AppendCompaction.run(table, _, ParquetFileReader.forCompaction(table)))
+    val results = AppendCompaction.plan(table, None).map(AppendCompaction.run(table, _, SparkFileReader.forCompaction(table)))
     spark.sql("INSERT INTO paimon.default.appended_append VALUES (99, 'z')")
     assert(AppendCompaction.commit(table, "compactor", results).nonEmpty)
     assert(contents("appended_append").size == 11 && contents("appended_append").contains((99, "z")))

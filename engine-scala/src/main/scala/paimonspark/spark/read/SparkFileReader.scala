@@ -25,7 +25,7 @@ import paimonspark.table.FileStoreTable
  * file, so a closed file's reader goes back to a pool for the next file instead of being dropped.
  * An instance is used by one task: each task deserializes its own.
  */
-final class ParquetFileReader(readers: SchemaReaders) extends DataFileReader {
+final class SparkFileReader(readers: SchemaReaders) extends DataFileReader {
   @transient private lazy val idle = mutable.HashMap.empty[Long, List[LayoutReader]]
 
   private def acquire(schemaId: Long): LayoutReader = synchronized {
@@ -141,18 +141,18 @@ private final class ReaderRows(reader: PartitionReader[InternalRow], file: Path,
   override def close(): Unit = if (open) { open = false; reader.close(); closed() }
 }
 
-object ParquetFileReader {
+object SparkFileReader {
   /**
    * What compaction reads of a table's files, whatever schema they were written with: every column
    * of its current schema, after (sequence, kind) for a primary-key table. Built on the driver,
    * where the session's conf is.
    */
-  def forCompaction(table: FileStoreTable): ParquetFileReader = {
+  def forCompaction(table: FileStoreTable): SparkFileReader = {
     val schema = table.schema
     val (read, fileFields) =
       if (table.isPrimaryKeyTable) (Seq(KeyValueFields.SequenceNumber, KeyValueFields.ValueKind) ++ schema.fields,
         SchemaReaders.keyValueFields(table.location.toString) _)
       else (schema.fields, SchemaReaders.appendFields _)
-    new ParquetFileReader(SchemaReaders.build(table, read, fileFields, new StructType(), Nil, table.allSchemas))
+    new SparkFileReader(SchemaReaders.build(table, read, fileFields, new StructType(), Nil, table.allSchemas))
   }
 }

@@ -12,7 +12,7 @@ import paimonspark.table.scan.ScanPlanner
  * Two data files of one bucket read in step, as a merge reads them. Spark's factory closes the last
  * reader it made when it makes the next, which zeroed the first file's rows once both were open.
  */
-class ParquetFileReaderSuite extends AnyFunSuite {
+class SparkFileReaderSuite extends AnyFunSuite {
   test("files read in step each return their own rows") {
     val (spark, warehouse) = LocalSession.start("kv-reader")
     try {
@@ -23,7 +23,7 @@ class ParquetFileReaderSuite extends AnyFunSuite {
       val table = FileStoreTable.load(new FileIO(new HadoopConf(spark.sessionState.newHadoopConf())),
         new Path(warehouse.resolve("default.db/t").toUri))
       val split = new ScanPlanner(table).plan(table.snapshotManager.latest(), None).head
-      val reader = ParquetFileReader.forCompaction(table)
+      val reader = SparkFileReader.forCompaction(table)
       val runs = split.files.sortBy(_.minSequenceNumber).map(f => reader.open(table.dataFilePath(split.partitionBytes,
         split.bucket, f), f.fileSize, f.schemaId))
       val seen = Array.fill(runs.size)(Seq.newBuilder[(Int, String)])

@@ -4,12 +4,14 @@ import scala.reflect.ClassTag
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.mapred.JobConf
+import org.apache.orc.OrcConf
 import org.apache.parquet.hadoop.ParquetInputFormat
 import org.apache.spark.broadcast.Broadcast
+import org.apache.spark.memory.MemoryMode
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression}
 import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetOptions, ParquetReadSupport, ParquetWriteSupport}
-import org.apache.spark.memory.MemoryMode
 import org.apache.spark.sql.execution.datasources.orc.OrcOptions
 import org.apache.spark.sql.execution.datasources.v2.orc.OrcPartitionReaderFactory
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetPartitionReaderFactory
@@ -18,23 +20,31 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.SerializableConfiguration
 
-/** Spark's own (vectorized) Parquet and ORC readers, set up for Paimon data files: columns matched by name. */
-object ParquetReaders {
-  /** The reader of files holding `dataSchema`, reading them as `readDataSchema` and `partitionSchema`, then `casts`. */
+import paimonspark.format.DataFileFormat
+
+/**
+ * Spark's own (vectorized) Parquet and ORC readers, and an Avro reader of our own, set up for Paimon
+ * data files: columns matched by name, then cast to the read schema.
+ */
+object FormatReaders {
+  /**
+   * The reader of files holding `requested` (physical types), reading them as `requested` and
+   * `partitionSchema`, then `casts` (by ordinal, over values of the requested types).
+   */
   def layout(
       hadoopConf: Configuration,
-      dataSchema: StructType,
-      readDataSchema: StructType,
+      requested: StructType,
       partitionSchema: StructType,
       filters: Seq[Filter],
-      casts: ColumnCasts): LayoutReader = {
+      casts: Map[Int, Expression],
+      orcLegacyLtz: Boolean): LayoutReader = {
     val spark = SparkSession.active
     val conf = spark.sessionState.conf.clone()
     // The settings Spark's Parquet read support and schema converter look up in the Hadoop conf.
     val c = new Configuration(hadoopConf)
     c.set(ParquetInputFormat.READ_SUPPORT_CLASS, classOf[ParquetReadSupport].getName)
-    c.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA, readDataSchema.json)
-    ParquetWriteSupport.setSchema(readDataSchema, c)
+    c.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA, requested.json)
+    ParquetWriteSupport.setSchema(requested, c)
     c.set(SQLConf.SESSION_LOCAL_TIMEZONE.key, conf.sessionLocalTimeZone)
     c.setBoolean(SQLConf.NESTED_SCHEMA_PRUNING_ENABLED.key, conf.nestedSchemaPruningEnabled)
     Seq(SQLConf.CASE_SENSITIVE, SQLConf.PARQUET_BINARY_AS_STRING, SQLConf.PARQUET_INT96_AS_TIMESTAMP,
@@ -44,13 +54,30 @@ object ParquetReaders {
       .foreach(entry => c.set(entry.key, conf.getConfString(entry.key, entry.defaultValueString)))
     val readerConf = new ReaderConf(spark.sparkContext.broadcast(new SerializableConfiguration(c)))
     val noOptions = CaseInsensitiveMap(Map.empty[String, String])
-    new LayoutReader(
-      ParquetPartitionReaderFactory(conf, readerConf, dataSchema, readDataSchema, partitionSchema, filters.toArray,
-        None, new ParquetOptions(noOptions, conf)),
-      // ORC finds columns by name too; Spark's ORC reader takes its settings from the same configuration.
-      OrcPartitionReaderFactory(conf, readerConf, dataSchema, readDataSchema, partitionSchema, filters.toArray, None,
-        new OrcOptions(noOptions, conf), MemoryMode.ON_HEAP),
-      readerConf, casts)
+    val parquet = ParquetPartitionReaderFactory(conf, readerConf, requested, requested, partitionSchema,
+      filters.toArray, None, new ParquetOptions(noOptions, conf))
+
+    // ORC: timestamps requested as Spark's reader can read them, then turned back (OrcTimestamps);
+    // filters on those columns would compare other values, so they stay with Spark.
+    val turned = requested.indices.filter(i => OrcTimestamps.needsTurn(requested(i).dataType, orcLegacyLtz))
+    val orcRequested = StructType(requested.fields.map(f => f.copy(dataType = OrcTimestamps.requested(f.dataType))))
+    val turnedNames = turned.map(requested(_).name)
+    val orcFilters = filters.filterNot(_.references.exists(r => turnedNames.exists(n => r == n || r.startsWith(s"$n."))))
+    val orcCasts = casts ++ turned.map { i =>
+      val wallClock = OrcWallClock(BoundReference(i, orcRequested(i).dataType, nullable = true), requested(i).dataType,
+        orcLegacyLtz)
+      i -> casts.get(i).fold[Expression](wallClock)(_.transform { case BoundReference(`i`, _, _) => wallClock })
+    }
+    val orc = OrcPartitionReaderFactory(conf, readerConf, orcRequested, orcRequested, partitionSchema,
+      orcFilters.toArray, None, new OrcOptions(noOptions, conf), MemoryMode.ON_HEAP)
+
+    val avro = new AvroPartitionReaderFactory(requested, partitionSchema, readerConf)
+
+    def rowType(data: StructType) = StructType(data.fields ++ partitionSchema.fields)
+    new LayoutReader(Map(
+      DataFileFormat.Parquet -> new FormatReader(parquet, new ColumnCasts(rowType(requested), casts)),
+      DataFileFormat.Orc -> new FormatReader(orc, new ColumnCasts(rowType(orcRequested), orcCasts)),
+      DataFileFormat.Avro -> new FormatReader(avro, new ColumnCasts(rowType(requested), casts))), readerConf)
   }
 }
 
@@ -74,8 +101,8 @@ final class ReaderConf(shared: Broadcast[SerializableConfiguration])
 
   /** Clears what reading a file left in this configuration. */
   def reset(): Unit = if (own != null) {
-    own.value.unset(ParquetInputFormat.FILTER_PREDICATE)
-    own.value.unset(ParquetInputFormat.FILTER_PREDICATE + ".human.readable")
+    Seq(ParquetInputFormat.FILTER_PREDICATE, ParquetInputFormat.FILTER_PREDICATE + ".human.readable",
+      OrcConf.KRYO_SARG.getAttribute, OrcConf.SARG_COLUMNS.getAttribute).foreach(own.value.unset)
   }
 
   override protected def doUnpersist(blocking: Boolean): Unit = shared.unpersist(blocking)

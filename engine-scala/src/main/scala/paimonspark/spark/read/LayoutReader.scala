@@ -1,0 +1,36 @@
+package paimonspark.spark.read
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.read.PartitionReader
+import org.apache.spark.sql.execution.datasources.PartitionedFile
+import org.apache.spark.sql.execution.datasources.v2.FilePartitionReaderFactory
+import org.apache.spark.sql.vectorized.ColumnarBatch
+
+import paimonspark.format.DataFileFormat
+
+/** Spark's reader of one file format, then the casts from what it reads to the read schema. */
+final class FormatReader(factory: FilePartitionReaderFactory, casts: ColumnCasts) extends Serializable {
+  /** Decided on the driver: Spark's factories read the session's settings, which executors cannot. */
+  val columnar: Boolean = factory.supportColumnarReads(null) && casts.columnar
+
+  def rows(file: PartitionedFile): PartitionReader[InternalRow] = casts.rows(factory.buildReader(file))
+  def batches(file: PartitionedFile): PartitionReader[ColumnarBatch] = casts.batches(factory.buildColumnarReader(file))
+}
+
+/**
+ * The reader of the files written in one column layout, giving rows of the read schema: columns
+ * found by the layout's names, then cast where their type changed since. Each file is read by the
+ * reader of its format, which its name says: a table may hold files of several formats (older Paimon
+ * and Flink wrote ORC, `file.format` may change, `file.format.per.level` mixes them).
+ */
+final class LayoutReader(formats: Map[String, FormatReader], conf: ReaderConf) extends Serializable {
+  val columnar: Boolean = formats.values.forall(_.columnar)
+
+  private def reader(file: PartitionedFile): FormatReader = {
+    val format = DataFileFormat.of(file.toPath.getName)
+    formats.getOrElse(format, throw new IllegalStateException(s"no reader of $format files for ${file.toPath}"))
+  }
+
+  def rows(file: PartitionedFile): PartitionReader[InternalRow] = { conf.reset(); reader(file).rows(file) }
+  def batches(file: PartitionedFile): PartitionReader[ColumnarBatch] = { conf.reset(); reader(file).batches(file) }
+}

@@ -1,0 +1,153 @@
+package paimonspark.interop
+
+import java.math.{BigDecimal => JBigDecimal}
+import java.time.{LocalDateTime, ZoneOffset}
+import java.util.{TimeZone, UUID}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.paimon.data.{BinaryString, Decimal, GenericArray, GenericMap, GenericRow, Timestamp}
+import org.apache.paimon.schema.{Schema, SchemaChange}
+import org.apache.paimon.types.{DataType, DataTypes}
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+import paimonspark.spark.LocalSession
+
+/**
+ * Data files in ORC and Avro, as Apache Paimon's Java core writes them (ORC was its default before
+ * 1.0, and Flink's tables have both), read here as Java reads them: every column type, merged in
+ * primary-key tables, filtered, time travelled, and ORC's timestamps in any JVM time zone.
+ */
+class FileFormatInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
+  private lazy val (spark, warehouse) = LocalSession.start("file-formats")
+  private lazy val java = new JavaPaimon(warehouse)
+  private lazy val tables = new JavaFeatureTables(java)
+
+  override def afterAll(): Unit = { java.close(); spark.stop() }
+
+  private def ours(query: String): Seq[Seq[Any]] = JavaPaimon.sorted(spark.sql(query).collect().toSeq.map(_.toSeq))
+  private def asText(query: String): Seq[String] = spark.sql(query).collect().map(_.toSeq.map {
+    case bytes: Array[Byte] => bytes.mkString("bytes(", ",", ")")
+    case other => String.valueOf(other)
+  }.mkString("[", ",", "]")).sorted.toSeq
+
+  test("ORC and Avro files read as Java reads them: filtered, time travelled, merged in a primary-key table") {
+    val (append, pk) = (tables.orcAppend(), tables.orcPrimaryKey())
+    Seq(append, pk, tables.avroAppend(), tables.avroPrimaryKey()).foreach { t =>
+      assert(ours(s"SELECT * FROM paimon.${t.name}") == java.rows(t.name))
+      assert(ours(s"SELECT name FROM paimon.${t.name} WHERE id > 6") == java.rows(t.name).filter(_.head.asInstanceOf[Int] > 6)
+        .map(_.tail))
+      assert(ours(s"SELECT * FROM paimon.${t.name} VERSION AS OF 1") == java.atSnapshot(t.name, 1))
+    }
+    assert(ours(s"SELECT count(*) FROM paimon.${pk.name}") == Seq(Seq(8L)))
+  }
+
+  test("every column type reads from Java's Avro files as from its Parquet files") {
+    val avro = typesTable("types_avro", "avro", "Asia/Kathmandu")
+    assert(asText(s"SELECT * FROM $avro") == asText(s"SELECT * FROM ${typesTable("types_avro_parquet", "parquet", "UTC")}"))
+    assert(asText(s"SELECT m, i FROM $avro WHERE r.a = 2") == Seq("[Map(k2 -> 2),20000]"))
+  }
+
+  test("one table of all three formats, after file.format changes, merges its files as Java does") {
+    val name = "default.mixed_pk"
+    java.createTable(name, Schema.newBuilder().column("id", DataTypes.INT()).column("name", DataTypes.STRING())
+      .primaryKey("id").option("bucket", "1").option("file.format", "avro").build())
+    java.insert(name, (1 to 6).map(i => Seq(i, s"avro-$i")): _*)
+    java.alter(name, SchemaChange.setOption("file.format", "orc"))
+    java.insert(name, (4 to 9).map(i => Seq(i, s"orc-$i")): _*)
+    java.alter(name, SchemaChange.setOption("file.format", "parquet"))
+    java.insert(name, (8 to 12).map(i => Seq(i, s"parquet-$i")): _*)
+    val formats = ours("SELECT file_format FROM paimon.default.`mixed_pk$files`").map(_.head).toSet
+    assert(formats == Set("avro", "orc", "parquet"))
+    assert(ours(s"SELECT * FROM paimon.$name") == java.rows(name))
+    assert(ours(s"SELECT * FROM paimon.$name VERSION AS OF 2") == java.atSnapshot(name, 2))
+  }
+
+  test("an Avro file cut across tasks is read whole, each block once") {
+    val name = "default.avro_big"
+    java.createTable(name, Schema.newBuilder().column("id", DataTypes.INT()).column("name", DataTypes.STRING())
+      .option("file.format", "avro").build())
+    // Names that do not compress: the file holds many Avro blocks.
+    java.insert(name, (1 to 30000).map(i => Seq(i, UUID.nameUUIDFromBytes(BigInt(i).toByteArray).toString)): _*)
+    val cut = spark.read.options(Map("source.split.target-size" -> "64 kb", "source.split.open-file-cost" -> "1 kb"))
+      .table(s"paimon.$name")
+    val size = ours("SELECT file_size_in_bytes FROM paimon.default.`avro_big$files`")
+    assert(cut.rdd.getNumPartitions >= 4, s"files of $size bytes")
+    assert(cut.selectExpr("count(*)", "count(DISTINCT id)", "sum(id)").collect().head.toSeq == Seq(30000L, 30000L,
+      (1 to 30000).map(_.toLong).sum))
+  }
+
+  private val types: Seq[(String, DataType)] = Seq("ti" -> DataTypes.TINYINT(), "si" -> DataTypes.SMALLINT(),
+    "i" -> DataTypes.INT(), "bi" -> DataTypes.BIGINT(), "f" -> DataTypes.FLOAT(), "d" -> DataTypes.DOUBLE(),
+    "b" -> DataTypes.BOOLEAN(), "dec" -> DataTypes.DECIMAL(10, 2), "wide" -> DataTypes.DECIMAL(30, 5),
+    "s" -> DataTypes.STRING(), "c" -> DataTypes.CHAR(3), "vc" -> DataTypes.VARCHAR(8), "bin" -> DataTypes.BYTES(),
+    "day" -> DataTypes.DATE(), "ts3" -> DataTypes.TIMESTAMP(3), "ts6" -> DataTypes.TIMESTAMP(6),
+    "ltz" -> DataTypes.TIMESTAMP_WITH_LOCAL_TIME_ZONE(6), "arr" -> DataTypes.ARRAY(DataTypes.INT()),
+    "m" -> DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()),
+    "r" -> DataTypes.ROW(DataTypes.FIELD(100, "a", DataTypes.INT()), DataTypes.FIELD(101, "t", DataTypes.TIMESTAMP(6))),
+    "tss" -> DataTypes.ARRAY(DataTypes.TIMESTAMP(6)))
+
+  private def row(n: Int): Seq[Any] = Seq(n.toByte, (n * 100).toShort, n * 10000, n * 1000000000L, n + 0.5f, n + 0.25,
+    n % 2 == 0, Decimal.fromBigDecimal(new JBigDecimal(s"$n.25"), 10, 2),
+    Decimal.fromBigDecimal(new JBigDecimal(s"12345678901234567890.0000$n"), 30, 5), s"text-$n", "abc", s"v$n",
+    Array[Byte](n.toByte, 7), 19000 + n, Timestamp.fromMicros(1700000000123000L + n * 1000L),
+    Timestamp.fromMicros(1700000000123456L + n), Timestamp.fromMicros(1700000000654321L + n),
+    new GenericArray(Array[AnyRef](Int.box(n), null)),
+    new GenericMap(Map[AnyRef, AnyRef](BinaryString.fromString(s"k$n") -> Int.box(n)).asJava),
+    GenericRow.of(Int.box(n), Timestamp.fromMicros(1600000000000001L + n)),
+    new GenericArray(Array[AnyRef](Timestamp.fromMicros(1500000000000002L + n), null)))
+
+  /** A table of every type in `format`, written by Java with its JVM in `zone`: two rows and one of nulls. */
+  private def typesTable(name: String, format: String, zone: String, options: (String, String)*): String = {
+    val schema = Schema.newBuilder()
+    types.foreach { case (column, dataType) => schema.column(column, dataType) }
+    (("file.format" -> format) +: options).foreach { case (k, v) => schema.option(k, v) }
+    inZone(zone) {
+      java.createTable(s"default.$name", schema.build())
+      java.insert(s"default.$name", row(1), row(2), Seq.fill(types.size)(null))
+    }
+    s"paimon.default.$name"
+  }
+
+  /** `body` with this JVM's default time zone (which ORC's writers and readers take) set to `zone`. */
+  private def inZone[A](zone: String)(body: => A): A = {
+    val before = TimeZone.getDefault
+    TimeZone.setDefault(TimeZone.getTimeZone(zone))
+    try body finally TimeZone.setDefault(before)
+  }
+
+  test("every column type reads from Java's ORC files as from its Parquet files, in any JVM time zone") {
+    val parquet = typesTable("types_parquet", "parquet", "UTC")
+    // Rows as text in `zone` (java.sql.Timestamp prints in the JVM's zone), without the TIMESTAMP_LTZ column.
+    val columns = types.map(_._1).filterNot(_ == "ltz").mkString(", ")
+    def read(table: String, zone: String) = inZone(zone)(asText(s"SELECT $columns FROM $table"))
+    assert(read(parquet, "UTC").size == 3)
+    // Written in one zone, read in another: ORC timestamps are wall clocks moved between the two.
+    val orc = typesTable("types_orc", "orc", "Asia/Kathmandu")
+    Seq("UTC", "America/Los_Angeles").foreach(zone => assert(read(orc, zone) == read(parquet, zone), zone))
+    val filtered = s"SELECT i FROM $orc WHERE ts6 > TIMESTAMP_NTZ '2023-11-14 22:13:20.123457' AND r.t IS NOT NULL"
+    assert(inZone("America/Los_Angeles")(asText(filtered)) == Seq("[20000]"))
+    // Top-level columns alone are read in batches; a nested one makes the read go row by row.
+    val flat = "SELECT i, ts3, ts6, day, dec FROM "
+    assert(inZone("America/Los_Angeles")(asText(flat + orc)) == asText(flat + parquet))
+    // Paimon's legacy TIMESTAMP_LTZ layout (its default) holds the instant's UTC wall clock taken in the writer's
+    // zone: Java's reader gives the instant back in the writer's zone only, and we give what it gives in any zone.
+    val legacy = inZone("Asia/Kathmandu") {
+      java.createTable("default.ltz_orc", Schema.newBuilder().column("i", DataTypes.INT())
+        .column("ltz", DataTypes.TIMESTAMP_WITH_LOCAL_TIME_ZONE(6)).option("file.format", "orc").build())
+      java.insert("default.ltz_orc", Seq(1, Timestamp.fromMicros(1700000000654321L)), Seq(2, null))
+      "paimon.default.ltz_orc"
+    }
+    def ltz(zone: String) = inZone(zone)(ours(s"SELECT i, unix_micros(ltz) FROM $legacy"))
+    def javaLtz(zone: String) = inZone(zone)(java.rows("default.ltz_orc").map(r =>
+      Seq(r.head, Option(r(1)).map { case t: LocalDateTime =>
+      t.toEpochSecond(ZoneOffset.UTC) * 1000000L + t.getNano / 1000: Any }.orNull)))
+    assert(ltz("Asia/Kathmandu") == Seq(Seq(1, 1700000000654321L), Seq(2, null)))
+    Seq("Asia/Kathmandu", "UTC").foreach(zone => assert(ltz(zone) == javaLtz(zone), zone))
+    // Without it, ORC holds the instant itself: the same in every zone.
+    val instants = typesTable("types_orc_ltz", "orc", "Asia/Kathmandu", "orc.timestamp-ltz.legacy.type" -> "false")
+    def all(table: String, zone: String) = inZone(zone)(asText(s"SELECT * FROM $table"))
+    assert(all(instants, "America/Los_Angeles") == all(parquet, "America/Los_Angeles"))
+  }
+}
