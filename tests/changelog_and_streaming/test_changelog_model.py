@@ -1,6 +1,6 @@
-"""Model-based check of every changelog producer and merge engine: random upserts, deletes and compactions, then for
-every pair of settled snapshots the changes between them, applied to the earlier state, give the later state, and
-(exact producers) every before image (-U, -D) is the row the key had."""
+"""Model-based check of every changelog producer and merge engine, in every data file format: random upserts, deletes
+and compactions, then for every pair of settled snapshots the changes between them, applied to the earlier state, give
+the later state, and (exact producers) every before image (-U, -D) is the row the key had."""
 
 from __future__ import annotations
 
@@ -12,15 +12,18 @@ from conftest import rows
 
 # Every producer, and every merge engine under lookup; full-compaction and first-row under lookup are held
 # against Java's changelogs in the Scala ChangelogInteropSuite too.
+# Each case writes its files in one of the data file formats, or mixes them by level: the model holds whatever the
+# format (the Scala FileFormatInteropSuite holds each format's files against Java's reader).
+ORC, AVRO, MIXED = ", 'file.format' = 'orc'", ", 'file.format' = 'avro'", ", 'file.format.per.level' = '0:avro,5:orc'"
 CASES = [
     # (producer, merge engine, extra options, whether deletes are written)
-    ("lookup", "deduplicate", "", True),
-    ("lookup", "partial-update", ", 'partial-update.remove-record-on-delete' = 'true'", True),
-    ("lookup", "aggregation", ", 'fields.v.aggregate-function' = 'sum'", False),
+    ("lookup", "deduplicate", ORC, True),
+    ("lookup", "partial-update", ", 'partial-update.remove-record-on-delete' = 'true'" + AVRO, True),
+    ("lookup", "aggregation", ", 'fields.v.aggregate-function' = 'sum'" + MIXED, False),
     ("lookup", "first-row", ", 'ignore-delete' = 'true'", False),
-    ("full-compaction", "aggregation", ", 'fields.v.aggregate-function' = 'sum'", False),
-    ("input", "deduplicate", "", True),
-    ("none", "deduplicate", "", True),
+    ("full-compaction", "aggregation", ", 'fields.v.aggregate-function' = 'sum'" + ORC, False),
+    ("input", "deduplicate", AVRO, True),
+    ("none", "deduplicate", MIXED, True),
 ]
 KEYS = 12
 COMMITS = 7

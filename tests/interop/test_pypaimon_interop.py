@@ -80,20 +80,23 @@ def test_pypaimon_reads_our_partitioned_tables(spark, oracle, ptype, values):
     assert read_with_pypaimon(oracle, f"default.{name}", ["id", "note", "p"]) == ours
 
 
-def test_pypaimon_reads_every_type_we_write(spark, oracle):
+@pytest.mark.parametrize("file_format", ["parquet", "orc", "avro"])
+def test_pypaimon_reads_every_type_we_write(spark, oracle, file_format):
+    name = f"interop_types_{file_format}"
     spark.sql(
-        "CREATE TABLE paimon.default.interop_types (b BOOLEAN, t TINYINT, s SMALLINT, i INT, l BIGINT, f FLOAT, "
-        "d DOUBLE, dec10 DECIMAL(10, 2), dec30 DECIMAL(30, 8), str STRING, bin BINARY, day DATE, ntz TIMESTAMP_NTZ)"
+        f"CREATE TABLE paimon.default.{name} (b BOOLEAN, t TINYINT, s SMALLINT, i INT, l BIGINT, f FLOAT, "
+        "d DOUBLE, dec10 DECIMAL(10, 2), dec30 DECIMAL(30, 8), str STRING, bin BINARY, day DATE, ntz TIMESTAMP_NTZ) "
+        f"TBLPROPERTIES ('file.format' = '{file_format}')"
     )
     spark.sql(
-        "INSERT INTO paimon.default.interop_types VALUES (true, 7Y, -300S, 42, 9000000000L, 1.5F, -2.25D, "
+        f"INSERT INTO paimon.default.{name} VALUES (true, 7Y, -300S, 42, 9000000000L, 1.5F, -2.25D, "
         "12345678.91BD, 1234567890123456789012.12345678BD, 'héllo', X'0102FF', DATE'2024-02-29', "
         "TIMESTAMP_NTZ'2023-06-15 08:00:00.5'), (NULL, NULL, NULL, 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)"
     )
     columns = ["b", "t", "s", "i", "l", "f", "d", "dec10", "dec30", "str", "bin", "day", "ntz"]
     ours = [tuple(bytes(v) if isinstance(v, (bytearray, memoryview)) else v for v in r)
-            for r in spark_rows(spark, "paimon.default.interop_types", columns)]
-    assert read_with_pypaimon(oracle, "default.interop_types", columns) == sorted(ours, key=repr)
+            for r in spark_rows(spark, f"paimon.default.{name}", columns)]
+    assert read_with_pypaimon(oracle, f"default.{name}", columns) == sorted(ours, key=repr)
 
 
 def test_pypaimon_reads_after_overwrite(spark, oracle):

@@ -22,9 +22,11 @@ class PaimonException(message: String, cause: Throwable = null, val value: Strin
     if (value == null) Collections.emptyMap() else Collections.singletonMap("value", value)
 }
 
-/** A metadata file (schema, snapshot, manifest) that cannot be parsed; names the file. */
-final class CorruptFileException(val file: String, cause: Throwable)
-    extends PaimonException(s"Corrupt or truncated Paimon metadata file $file: ${cause.getMessage}", cause, file)
+/** A metadata file (schema, snapshot, manifest) or data file that cannot be parsed; names the file. */
+final class CorruptFileException(val file: String, cause: Throwable, message: String)
+    extends PaimonException(message, cause, file) {
+  def this(file: String, cause: Throwable) = this(file, cause, s"Corrupt or truncated Paimon metadata file $file: ${cause.getMessage}")
+}
 
 /** A commit that cannot be applied on top of what another writer committed meanwhile; names the table. */
 final class CommitConflictException(table: String, message: String) extends PaimonException(message, value = table)

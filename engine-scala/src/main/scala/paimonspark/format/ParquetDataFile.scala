@@ -6,7 +6,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.column.{ColumnWriteStore, ParquetProperties}
 import org.apache.parquet.compression.CompressionCodecFactory
 import org.apache.parquet.hadoop.{CodecFactory, ColumnChunkPageWriteStore, ParquetFileWriter, ParquetWriter}
-import org.apache.parquet.hadoop.metadata.{CompressionCodecName, ParquetMetadata}
+import org.apache.parquet.hadoop.metadata.CompressionCodecName
 import org.apache.parquet.io.{ColumnIOFactory, OutputFile}
 import org.apache.parquet.io.api.RecordConsumer
 import org.apache.spark.sql.catalyst.InternalRow
@@ -22,17 +22,20 @@ import org.apache.spark.sql.types.StructType
  * `uniqueColumns` hold a distinct value in (nearly) every row, like a key or sequence numbers: a
  * dictionary cannot pay off there, and building one only to drop it costs a hash insert per value.
  */
-final class ParquetDataFile(file: OutputFile, schema: StructType, conf: Configuration, compression: String,
-    zstdLevel: Int, uniqueColumns: Seq[String] = Nil) {
+final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Configuration, spec: FileWriteSpec,
+    uniqueColumns: Seq[String] = Nil) extends DataFileWriter {
+  private val schema: StructType = SparkTypes.physical(SparkTypes.toSparkStruct(fields, withFieldIds = true))
 
   private val writeConf = {
     val c = new Configuration(conf)
+    // Paimon hands a table's `parquet.*` options to its Parquet writer as they are.
+    spec.formatOptions.foreach { case (k, v) => if (k.startsWith("parquet.")) c.set(k, v) }
     ParquetWriteSupport.setSchema(schema, c)
     c.set("spark.sql.parquet.writeLegacyFormat", "false")
     c.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
     c.set("spark.sql.parquet.fieldId.write.enabled", "true")
     c.set("spark.sql.parquet.variant.annotateLogicalType.enabled", "false")
-    c.set("parquet.compression.codec.zstd.level", zstdLevel.toString)
+    c.set("parquet.compression.codec.zstd.level", spec.zstdLevel.toString)
     c
   }
   // Spark's write support converts the schema (and writes nested rows): the file is laid out as Spark lays it out.
@@ -41,7 +44,7 @@ final class ParquetDataFile(file: OutputFile, schema: StructType, conf: Configur
   private val messageType = writeContext.getSchema
   private val props = uniqueColumns.foldLeft(ParquetProperties.builder())(_.withDictionaryEncoding(_, false)).build()
   private val codecs = new CodecFactory(writeConf, props.getPageSizeThreshold)
-  private val compressor: CompressionCodecFactory.BytesInputCompressor = codecs.getCompressor(ParquetDataFile.codec(compression))
+  private val compressor: CompressionCodecFactory.BytesInputCompressor = codecs.getCompressor(ParquetDataFile.codec(spec.compression))
   private val fileWriter = new ParquetFileWriter(file, messageType, ParquetFileWriter.Mode.CREATE,
     ParquetWriter.DEFAULT_BLOCK_SIZE, ParquetWriter.MAX_PADDING_SIZE_DEFAULT, null, props)
   fileWriter.start()
@@ -58,7 +61,7 @@ final class ParquetDataFile(file: OutputFile, schema: StructType, conf: Configur
   private var rowGroupSize = ParquetWriter.DEFAULT_BLOCK_SIZE.toLong
   startRowGroup()
 
-  def write(row: InternalRow): Unit = {
+  override def write(row: InternalRow): Unit = {
     flat match {
       case Some(writer) => writer.write(row); columns.endRecord()
       case None => support.write(row) // the record consumer ends the record itself
@@ -68,16 +71,15 @@ final class ParquetDataFile(file: OutputFile, schema: StructType, conf: Configur
     if (rowsInGroup >= nextSizeCheck) checkRowGroupSize()
   }
 
-  def rowCount: Long = rows
+  override def rowCount: Long = rows
 
-  /** Bytes written plus bytes buffered: what file rolling compares with the target size. */
-  def estimatedSize: Long = closedGroupsSize + columns.getBufferedSize
+  override def estimatedSize: Long = closedGroupsSize + columns.getBufferedSize
 
-  /** The file's length in bytes, once closed: counted as written, so no store is asked. */
-  def length: Long = writtenLength
+  /** Counted as written, so no store is asked. */
+  override def length: Long = writtenLength
 
-  /** Closes the file and returns its footer, whose statistics become the file's value stats. */
-  def close(): ParquetMetadata = {
+  /** The footer's statistics become the file's value stats. */
+  override def close(): FileStats = {
     try {
       flushRowGroup()
       val metadata = writeContext.getExtraMetaData.asScala.toMap ++ support.finalizeWrite().getExtraMetaData.asScala ++
@@ -88,11 +90,10 @@ final class ParquetDataFile(file: OutputFile, schema: StructType, conf: Configur
       release()
       codecs.release()
     }
-    fileWriter.getFooter
+    new ParquetFooterStats(fileWriter.getFooter, fields)
   }
 
-  /** Closes the writer after a failure; the file is left for cleanup by the caller. */
-  def abort(): Unit = try { fileWriter.abort(); release(); codecs.release() } catch { case _: Exception => () }
+  override def abort(): Unit = try { fileWriter.abort(); release(); codecs.release() } catch { case _: Exception => () }
 
   private def startRowGroup(): Unit = {
     pages = new ColumnChunkPageWriteStore(compressor, messageType, props.getAllocator, props.getColumnIndexTruncateLength,

@@ -12,8 +12,7 @@ import paimonspark.fs.FileIO
 /** What every data file of a table is written with. */
 final case class DataFileSettings(
     io: FileIO,
-    compression: String,
-    zstdLevel: Int,
+    formats: LevelFormats,
     targetFileSize: Long,
     statsMode: StatsMode,
     schemaId: Long,
@@ -47,11 +46,12 @@ final class KeyValueFileWriter(
   // Within one file a key occurs once: a single key column and the sequence numbers are unique.
   private val uniqueColumns = KeyValueFields.SequenceNumber.name +:
     (if (keyFields.size == 1) Seq(fileFields.head.name, keyFields.head.name) else Nil)
-  private val namer = new FileNamer(settings.filePrefix, ".parquet")
+  private val spec = settings.formats.level(level)
+  private val namer = new FileNamer(settings.filePrefix, spec.suffix)
   private val written = ArrayBuffer.empty[DataFileMeta]
   private val paths = ArrayBuffer.empty[Path]
 
-  private var file: ParquetDataFile = _
+  private var file: DataFileWriter = _
   private var path: Path = _
   private var minKey: Array[Byte] = _
   // Backed by a byte array from the start: copyFrom only works on such rows.
@@ -90,18 +90,17 @@ final class KeyValueFileWriter(
   private def open(): Unit = {
     path = new Path(bucketDir, namer.next())
     paths += path
-    file = new ParquetDataFile(settings.io.newOutputFile(path), fileSchema, settings.io.hadoopConf.value,
-      settings.compression, settings.zstdLevel, uniqueColumns)
+    file = DataFileWriter.open(settings.io, path, fileFields, spec, uniqueColumns)
   }
 
   private def close(): Unit = if (file != null) {
-    val footer = file.close()
+    val stats = file.close()
     val (rows, length) = (file.rowCount, file.length)
     file = null
     // Key stats keep one entry per key column whatever the mode: readers index them by key position.
     val keyMode = if (settings.statsMode == StatsMode.NoStats) StatsMode.Counts else settings.statsMode
-    val (keyStats, _) = FooterStats.valueStats(fileFields.take(keyFields.size), footer, keyMode)
-    val (valueStats, statsCols) = FooterStats.valueStats(fields, footer, settings.statsMode)
+    val (keyStats, _) = ValueStats.of(fileFields.take(keyFields.size), stats, keyMode)
+    val (valueStats, statsCols) = ValueStats.of(fields, stats, settings.statsMode)
     written += DataFileMeta(
       fileName = path.getName,
       fileSize = length,

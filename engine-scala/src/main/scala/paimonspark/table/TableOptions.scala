@@ -1,7 +1,7 @@
 package paimonspark.table
 
 import paimonspark.InvalidOptionException
-import paimonspark.format.StatsMode
+import paimonspark.format.{DataFileCodecs, FileWriteSpec, LevelFormats, StatsMode}
 import paimonspark.lsm.UniversalCompaction
 import paimonspark.table.options.{DurationText, MemorySize, PaimonOptions}
 
@@ -28,6 +28,19 @@ final case class TableOptions(raw: Map[String, String]) {
   def bucket: Int = int(Bucket)
   def fileFormat: String = text(FileFormat).trim.toLowerCase
   def fileCompression: String = text(FileCompression).trim.toLowerCase
+  /** How data files are written: `file.format`, `file.compression`, and the format's own options (`orc.*`, ...). */
+  def fileWriteSpec: FileWriteSpec = FileWriteSpec(fileFormat, fileCompression, zstdLevel,
+    raw.filter { case (k, _) => FormatOptionPrefixes.exists(k.startsWith) })
+  /** Each level's format and codec, where `file.format.per.level` and `file.compression.per.level` name one. */
+  def levelFormats: LevelFormats = LevelFormats(fileWriteSpec, levelMap(FileFormatPerLevel), levelMap(FileCompressionPerLevel))
+  /** Changelog files' format and codec: `changelog-file.format` and `-compression`, else the data files'. */
+  def changelogWriteSpec: FileWriteSpec = fileWriteSpec.copy(
+    format = raw.get(ChangelogFileFormat).map(_.trim.toLowerCase).getOrElse(fileFormat),
+    compression = raw.get(ChangelogFileCompression).map(_.trim.toLowerCase).getOrElse(fileCompression))
+  private def levelMap(key: String): Map[Int, String] = list(key).map { entry =>
+    val Array(level, value) = entry.split(":", 2)
+    level.trim.toInt -> value.trim.toLowerCase
+  }.toMap
   /** ORC files hold TIMESTAMP_LTZ values as their UTC wall clock, as Paimon wrote them by default. */
   def orcLegacyLtz: Boolean = flag(OrcTimestampLtzLegacy)
   def zstdLevel: Int = int(ZstdLevel)
@@ -125,6 +138,12 @@ final case class TableOptions(raw: Map[String, String]) {
 object TableOptions {
   val Bucket = "bucket"
   val FileFormat = "file.format"
+  val FileFormatPerLevel = "file.format.per.level"
+  val FileCompressionPerLevel = "file.compression.per.level"
+  val ChangelogFileFormat = "changelog-file.format"
+  val ChangelogFileCompression = "changelog-file.compression"
+  /** Options Paimon hands to a format's writer as they are. */
+  val FormatOptionPrefixes: Seq[String] = Seq("orc.", "parquet.", "avro.")
   val OrcTimestampLtzLegacy = "orc.timestamp-ltz.legacy.type"
   val FileCompression = "file.compression"
   val ZstdLevel = "file.compression.zstd-level"
@@ -212,6 +231,14 @@ object TableOptions {
     if (o.snapshotRetainMin > o.snapshotRetainMax) {
       throw new InvalidOptionException(SnapshotRetainMin, s"table option '$SnapshotRetainMin' (${o.snapshotRetainMin}) " +
         s"must not exceed '$SnapshotRetainMax' (${o.snapshotRetainMax})")
+    }
+    // Every format the table writes in takes the codec it is to be written with.
+    val specs = (o.levelFormats.formats.keySet ++ o.levelFormats.compressions.keySet).toSeq.sorted.map(l =>
+      (o.levelFormats.level(l), s"$FileCompressionPerLevel' / '$FileFormatPerLevel (level $l)")) ++
+      Seq(o.fileWriteSpec -> FileCompression, o.changelogWriteSpec -> s"$ChangelogFileCompression")
+    specs.find { case (spec, _) => !DataFileCodecs.supported(spec.format, spec.compression) }.foreach { case (spec, key) =>
+      throw new InvalidOptionException(key, s"table option '$key': ${spec.format} files are not written with " +
+        s"'${spec.compression}' (one of ${DataFileCodecs.of(spec.format).mkString(", ")})")
     }
     if (o.changelogRetainMin > o.changelogRetainMax) {
       throw new InvalidOptionException(ChangelogRetainMin, s"table option '$ChangelogRetainMin' " +

@@ -88,10 +88,6 @@ class FeatureRefusalSuite extends AnyFunSuite with BeforeAndAfterAll {
     }
   }
 
-  test("ORC and Avro tables are refused on write (their reads are in FileFormatInteropSuite)") {
-    Seq(tables.orcAppend(), tables.avroAppend()).foreach(t => refused(t, "file.format")(insert("(5000, 'ours')")))
-  }
-
   test("BLOB and VARIANT columns are refused when the table is loaded") {
     val (blob, variant) = (tables.blobTable(), tables.variantTable())
     refused(blob, "BLOB")(read)

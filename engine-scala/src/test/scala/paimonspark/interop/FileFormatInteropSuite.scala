@@ -2,6 +2,8 @@ package paimonspark.interop
 
 import java.math.{BigDecimal => JBigDecimal}
 import java.time.{LocalDateTime, ZoneOffset}
+import java.nio.file.Files
+import java.sql.{Date => SqlDate, Timestamp => SqlTimestamp}
 import java.util.{TimeZone, UUID}
 
 import scala.jdk.CollectionConverters._
@@ -12,6 +14,7 @@ import org.apache.paimon.types.{DataType, DataTypes}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
+import paimonspark.{CorruptFileException, InvalidOptionException}
 import paimonspark.spark.LocalSession
 
 /**
@@ -76,6 +79,97 @@ class FileFormatInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(cut.rdd.getNumPartitions >= 4, s"files of $size bytes")
     assert(cut.selectExpr("count(*)", "count(DISTINCT id)", "sum(id)").collect().head.toSeq == Seq(30000L, 30000L,
       (1 to 30000).map(_.toLong).sum))
+  }
+
+  /** A value as Java's reader gives it (JavaPaimon.plain): dates as epoch days, instants as UTC wall clocks. */
+  private def asJavaGives(v: Any): Any = v match {
+    case d: SqlDate => d.toLocalDate.toEpochDay.toInt
+    case t: SqlTimestamp => LocalDateTime.ofInstant(t.toInstant, ZoneOffset.UTC)
+    case other => other
+  }
+
+  /** Our table `name`'s rows at every snapshot equal Java's, and its data files are of `formats`. */
+  private def javaReadsEverySnapshot(name: String, formats: Set[String]): Unit = {
+    val ids = java.snapshotIds(s"default.$name")
+    assert(ids.nonEmpty)
+    ids.foreach { id =>
+      val mine = JavaPaimon.sorted(ours(s"SELECT * FROM paimon.default.$name VERSION AS OF $id").map(_.map(asJavaGives)))
+      val theirs = java.atSnapshot(s"default.$name", id)
+      assert(theirs == mine, s"$name at snapshot $id: Java's ${theirs.diff(mine).take(3)}, ours ${mine.diff(theirs).take(3)}")
+    }
+    assert(ours(s"SELECT DISTINCT file_format FROM paimon.default.`$name$$files`").map(_.head).toSet == formats, name)
+  }
+
+  Seq("orc", "avro").foreach { format =>
+    test(s"$format: tables we write are read by Java at every snapshot, with the stats Parquet files get") {
+      val flat = "id INT, name STRING, price DECIMAL(10, 2), day DATE, at TIMESTAMP_NTZ, seen TIMESTAMP, n BIGINT, ok BOOLEAN"
+      spark.sql(s"CREATE TABLE paimon.default.ours_${format}_append ($flat) TBLPROPERTIES ('file.format' = '$format')")
+      spark.sql(s"CREATE TABLE paimon.default.ours_${format}_pk ($flat) TBLPROPERTIES ('file.format' = '$format', " +
+        "'primary-key' = 'id', 'bucket' = '2', 'changelog-producer' = 'lookup')")
+      spark.sql(s"CREATE TABLE paimon.default.ours_${format}_parquet ($flat) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2')")
+      val rows = "SELECT CAST(id AS INT), concat('n', id), CAST(id * 1.25 AS DECIMAL(10, 2)), date_add(DATE '2024-01-01', " +
+        "CAST(id AS INT)), TIMESTAMP_NTZ '2024-01-01 10:00:00' + make_interval(0, 0, 0, 0, 0, 0, id), " +
+        "TIMESTAMP '2024-01-01 10:00:00.123456' + make_interval(0, 0, 0, 0, 0, id), IF(id % 3 = 0, NULL, id * 7), id % 2 = 0 "
+      Seq("append", "pk", "parquet").foreach { kind =>
+        val t = s"paimon.default.ours_${format}_$kind"
+        spark.sql(s"INSERT INTO $t $rows FROM range(1, 40)")
+        spark.sql(s"INSERT INTO $t $rows FROM range(30, 60)")
+        if (kind != "append") {
+          spark.sql(s"UPDATE $t SET name = 'updated' WHERE id % 5 = 0")
+          spark.sql(s"DELETE FROM $t WHERE id % 7 = 0")
+          spark.sql(s"CALL paimon.sys.compact(table => 'default.ours_${format}_$kind')")
+        }
+      }
+      javaReadsEverySnapshot(s"ours_${format}_append", Set(format))
+      javaReadsEverySnapshot(s"ours_${format}_pk", Set(format))
+      // The same rows in Parquet: the manifests hold the same statistics (bounds, null counts).
+      def stats(kind: String) = ours(s"SELECT level, record_count, null_value_counts, min_value_stats, max_value_stats " +
+        s"FROM paimon.default.`ours_${format}_$kind$$files`")
+      assert(stats("pk") == stats("parquet"))
+      // Lookup changelog files too are in the table's format.
+      assert(Files.list(warehouse.resolve(s"default.db/ours_${format}_pk/bucket-0")).iterator().asScala
+        .map(_.getFileName.toString).filter(_.startsWith("changelog-")).forall(_.endsWith(s".$format")))
+    }
+  }
+
+  test("levels in their own formats and codecs, changelog files in theirs: Java reads each file") {
+    spark.sql("CREATE TABLE paimon.default.ours_levels (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', " +
+      "'bucket' = '1', 'file.format.per.level' = '0:avro,5:orc', 'file.compression.per.level' = '5:snappy', " +
+      "'changelog-producer' = 'input', 'changelog-file.format' = 'orc', 'changelog-file.compression' = 'lz4')")
+    spark.sql("INSERT INTO paimon.default.ours_levels SELECT CAST(id AS INT), concat('v', id) FROM range(100)")
+    spark.sql("INSERT INTO paimon.default.ours_levels SELECT CAST(id AS INT), concat('w', id) FROM range(50, 150)")
+    val bucket = warehouse.resolve("default.db/ours_levels/bucket-0")
+    def names = Files.list(bucket).iterator().asScala.map(_.getFileName.toString).toSeq
+    assert(names.filter(_.startsWith("data-")).forall(_.endsWith(".avro")), names)
+    assert(names.filter(_.startsWith("changelog-")).forall(_.endsWith(".orc")) && names.exists(_.startsWith("changelog-")))
+    spark.sql("CALL paimon.sys.compact(table => 'default.ours_levels', compact_strategy => 'full')")
+    javaReadsEverySnapshot("ours_levels", Set("orc"))
+    // Six levels (Paimon's default): a full compaction writes the last.
+    assert(ours("SELECT level FROM paimon.default.`ours_levels$files`") == Seq(Seq(5)))
+    val e = intercept[Exception](spark.sql("ALTER TABLE paimon.default.ours_levels SET TBLPROPERTIES " +
+      "('file.format.per.level' = '0:avro', 'file.compression.per.level' = '0:lz4')"))
+    assert(e.getMessage.contains("avro files are not written with 'lz4'"), e.getMessage)
+  }
+
+  test("a damaged data file, or one of another format than its name, is named; an unknown file.format is refused") {
+    Seq("orc", "avro", "parquet").foreach { format =>
+      val t = s"damaged_$format"
+      spark.sql(s"CREATE TABLE paimon.default.$t (id INT, v STRING) TBLPROPERTIES ('file.format' = '$format')")
+      spark.sql(s"INSERT INTO paimon.default.$t VALUES (1, 'a'), (2, 'b')")
+      val file = Files.list(warehouse.resolve(s"default.db/$t/bucket-0")).iterator().asScala.next()
+      // Another format's bytes under this format's name.
+      val other = if (format == "parquet") "ORC" else "PAR1"
+      Files.write(file, (other + "not really a data file" * 20).getBytes("UTF-8"))
+      val e = intercept[Throwable](spark.sql(s"SELECT * FROM paimon.default.$t").collect())
+      val named = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).collectFirst { case c: CorruptFileException => c }
+      assert(named.exists(_.file.endsWith(file.getFileName.toString)), e)
+      assert(named.get.getMessage.contains(s"not ${format.toUpperCase.replace("PARQUET", "Parquet").replace("AVRO", "Avro")}"),
+        named.get.getMessage)
+    }
+    val e = intercept[InvalidOptionException](spark.sql("CREATE TABLE paimon.default.lance (id INT) TBLPROPERTIES " +
+      "('file.format' = 'lance')"))
+    assert(e.option == "file.format" && e.getMessage.contains("avro or orc or parquet"), e.getMessage)
+    assert(!Files.exists(warehouse.resolve("default.db/lance")))
   }
 
   private val types: Seq[(String, DataType)] = Seq("ti" -> DataTypes.TINYINT(), "si" -> DataTypes.SMALLINT(),

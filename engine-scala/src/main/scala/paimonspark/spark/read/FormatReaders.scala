@@ -75,9 +75,9 @@ object FormatReaders {
 
     def rowType(data: StructType) = StructType(data.fields ++ partitionSchema.fields)
     new LayoutReader(Map(
-      DataFileFormat.Parquet -> new FormatReader(parquet, new ColumnCasts(rowType(requested), casts)),
-      DataFileFormat.Orc -> new FormatReader(orc, new ColumnCasts(rowType(orcRequested), orcCasts)),
-      DataFileFormat.Avro -> new FormatReader(avro, new ColumnCasts(rowType(requested), casts))), readerConf)
+      DataFileFormat.Parquet -> new FormatReader("Parquet", parquet, new ColumnCasts(rowType(requested), casts)),
+      DataFileFormat.Orc -> new FormatReader("ORC", orc, new ColumnCasts(rowType(orcRequested), orcCasts)),
+      DataFileFormat.Avro -> new FormatReader("Avro", avro, new ColumnCasts(rowType(requested), casts))), readerConf)
   }
 }
 

@@ -1,20 +1,44 @@
 package paimonspark.spark.read
 
+import scala.util.control.NonFatal
+
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.v2.FilePartitionReaderFactory
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
+import paimonspark.{CorruptFileException, PaimonException}
 import paimonspark.format.DataFileFormat
 
-/** Spark's reader of one file format, then the casts from what it reads to the read schema. */
-final class FormatReader(factory: FilePartitionReaderFactory, casts: ColumnCasts) extends Serializable {
+/**
+ * Spark's reader of one file format, then the casts from what it reads to the read schema. A file
+ * the format's reader cannot parse (damaged, truncated, or of another format than its name says)
+ * fails the read with a [[CorruptFileException]] naming it.
+ */
+final class FormatReader(format: String, factory: FilePartitionReaderFactory, casts: ColumnCasts) extends Serializable {
   /** Decided on the driver: Spark's factories read the session's settings, which executors cannot. */
   val columnar: Boolean = factory.supportColumnarReads(null) && casts.columnar
 
-  def rows(file: PartitionedFile): PartitionReader[InternalRow] = casts.rows(factory.buildReader(file))
-  def batches(file: PartitionedFile): PartitionReader[ColumnarBatch] = casts.batches(factory.buildColumnarReader(file))
+  def rows(file: PartitionedFile): PartitionReader[InternalRow] = named(file, casts.rows(factory.buildReader(file)))
+  def batches(file: PartitionedFile): PartitionReader[ColumnarBatch] =
+    named(file, casts.batches(factory.buildColumnarReader(file)))
+
+  private def named[T](file: PartitionedFile, open: => PartitionReader[T]): PartitionReader[T] = {
+    val reader = naming(file)(open)
+    new PartitionReader[T] {
+      override def next(): Boolean = naming(file)(reader.next())
+      override def get(): T = reader.get()
+      override def close(): Unit = reader.close()
+    }
+  }
+
+  private def naming[A](file: PartitionedFile)(body: => A): A =
+    try body catch {
+      case e: PaimonException => throw e
+      case NonFatal(e) => throw new CorruptFileException(file.toPath.toString, e, s"Cannot read ${file.toPath} as a " +
+        s"$format data file (damaged, truncated, or not $format): ${e.getMessage}")
+    }
 }
 
 /**

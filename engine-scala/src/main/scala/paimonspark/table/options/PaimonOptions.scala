@@ -24,6 +24,8 @@ object PaimonOptions extends OptionDeclarations {
     // A metastore catalog copies these to the metastore's table parameters (without the prefix
     // when `sync-all-properties` is off); nothing else reads them.
     case k if k.startsWith("hive.") => Some(implemented(k, text))
+    // Handed to the format's writer as they are, as Paimon hands them.
+    case k if k.startsWith("orc.") || k.startsWith("parquet.") || k.startsWith("avro.") => Some(implemented(k, text))
     case k if (k.startsWith("commit.callback.") || k.startsWith("tag.callback.")) && k.endsWith(".param") =>
       Some(refused(k, text, null, "callbacks (Java classes) are not called"))
     case _ => None

@@ -1,12 +1,24 @@
 package paimonspark.table.options
 
-import paimonspark.format.{ParquetDataFile, StatsMode}
+import paimonspark.format.{DataFileCodecs, DataFileFormat, StatsMode}
 import paimonspark.table.options.OptionKind._
 
 /** Paimon's options on what a table is and how it lays out its files, indexes, manifests and partitions. */
 private[table] object StorageOptions extends OptionDeclarations {
   import Access.{Both => ReadWrite, ReadOnly, WriteOnly}
   import OptionScope.TableAndRead
+
+  private val formats: (String, String) => Unit = (k, v) =>
+    if (!DataFileFormat.Readable(v.trim.toLowerCase)) invalid(k, v, DataFileFormat.Readable.toSeq.sorted.mkString(" or "))
+
+  /** Codecs one format or another writes; which the table's format writes is checked with all its options. */
+  private val codecs: (String, String) => Unit = (k, v) => if (!DataFileCodecs.Known(v.trim.toLowerCase)) {
+    invalid(k, v, s"one of ${DataFileCodecs.Known.toSeq.sorted.mkString(", ")}")
+  }
+
+  /** Each value of a `level:value` list checked as `check` checks one. */
+  private def levelValues(check: (String, String) => Unit): (String, String) => Unit = (k, v) =>
+    v.split(",").map(_.trim).filter(_.nonEmpty).foreach(entry => check(k, entry.split(":", 2).last))
 
   val All: Seq[PaimonOption] = Seq(
     // ---- what a table is, and how rows map to buckets ----
@@ -36,15 +48,12 @@ private[table] object StorageOptions extends OptionDeclarations {
     refused("query-auth.enabled", bool, "false", "query authorization needs a REST catalog", ReadWrite),
 
     // ---- data files ----
-    implemented("file.format", text, "parquet", only("parquet")("data files are written as Parquet; tables of ORC " +
-      "and Avro files are read, not written"), WriteOnly),
+    implemented("file.format", text, "parquet", formats),
     // One of paimon-format's `OrcOptions`: how TIMESTAMP_LTZ values were put into ORC files.
     implemented("orc.timestamp-ltz.legacy.type", bool, "true"),
-    refused("file.format.per.level", LevelMap, "", "every level is written as Parquet", WriteOnly),
-    implemented("file.compression", text, "zstd", (k, v) => if (!ParquetDataFile.SupportedCodecs(v.trim.toLowerCase)) {
-      invalid(k, v, s"one of ${ParquetDataFile.SupportedCodecs.toSeq.sorted.mkString(", ")}")
-    }),
-    refused("file.compression.per.level", LevelMap, "", "every level is compressed by 'file.compression'"),
+    implemented("file.format.per.level", LevelMap, "", levelValues(formats)),
+    implemented("file.compression", text, "zstd", codecs),
+    implemented("file.compression.per.level", LevelMap, "", levelValues(codecs)),
     implemented("file.compression.zstd-level", IntIn(1, 22), "1"),
     implemented("data-file.prefix", text, "data-"),
     refused("data-file.path-directory", text, null, "data files are found under the table directory only", ReadWrite),
@@ -58,8 +67,8 @@ private[table] object StorageOptions extends OptionDeclarations {
     refused("data-file.thin-mode", bool, "false", "primary-key files without their key columns are not read", ReadWrite),
     implemented("changelog-file.prefix", text, "changelog-", (k, v) =>
       if (v.isEmpty || v.contains('/')) invalid(k, v, "a non-empty file name prefix")),
-    refused("changelog-file.format", text, null, "changelog files are written as Parquet", WriteOnly),
-    refused("changelog-file.compression", text, null, "changelog files are compressed by 'file.compression'"),
+    implemented("changelog-file.format", text, null, formats),
+    implemented("changelog-file.compression", text, null, codecs),
     refused("changelog-file.stats-mode", text, null, "changelog files keep the stats of 'metadata.stats-mode'"),
     refused("file.suffix.include.compression", bool, "false", "file names end in the format alone"),
     noEffect("file.block-size", memory, null, ResultsStay),

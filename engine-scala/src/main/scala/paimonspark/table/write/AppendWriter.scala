@@ -10,7 +10,7 @@ import paimonspark.format._
 import paimonspark.table.FileStoreTable
 
 /**
- * Writes rows of an append table (no primary key, bucket-unaware) into Parquet data files, one
+ * Writes rows of an append table (no primary key, bucket-unaware) into data files (`file.format`), one
  * partition at a time, rolling to a new file at `target-file-size`. Rows are expected grouped by
  * partition (the write asks Spark to sort by partition columns); a partition seen again simply
  * gets another file. Returns the ADD entries for the driver to commit. Compaction writes with it
@@ -27,7 +27,8 @@ final class AppendWriter(table: FileStoreTable, fileSource: Int = FileSource.App
       val i = schema.fieldNames.indexOf(k)
       BoundReference(i, fileSchema(i).dataType, nullable = true)
     }))
-  private val namer = new FileNamer(options.dataFilePrefix, ".parquet")
+  private val spec = options.fileWriteSpec
+  private val namer = new FileNamer(options.dataFilePrefix, spec.suffix)
   private val targetSize = options.targetFileSize(primaryKey = false)
   private val written = ArrayBuffer.empty[ManifestEntry]
   private val paths = ArrayBuffer.empty[Path]
@@ -35,7 +36,7 @@ final class AppendWriter(table: FileStoreTable, fileSource: Int = FileSource.App
   private var partition: UnsafeRow = _
   private var partitionBytes: Array[Byte] = BinaryRow.EmptySerialized
   private var partitionDir: String = ""
-  private var file: ParquetDataFile = _
+  private var file: DataFileWriter = _
   private var filePath: Path = _
   private var nextSequence = firstSequence
 
@@ -72,15 +73,14 @@ final class AppendWriter(table: FileStoreTable, fileSource: Int = FileSource.App
   private def openFile(): Unit = {
     filePath = table.paths.dataFile(partitionDir, 0, namer.next())
     paths += filePath
-    file = new ParquetDataFile(table.io.newOutputFile(filePath), fileSchema, table.io.hadoopConf.value,
-      options.fileCompression, options.zstdLevel)
+    file = DataFileWriter.open(table.io, filePath, schema.fields, spec)
   }
 
   private def closeFile(): Unit = if (file != null) {
-    val footer = file.close()
+    val stats = file.close()
     val (rows, length) = (file.rowCount, file.length)
     file = null
-    val (valueStats, statsCols) = FooterStats.valueStats(schema.fields, footer, options.statsMode)
+    val (valueStats, statsCols) = ValueStats.of(schema.fields, stats, options.statsMode)
     val meta = DataFileMeta(
       fileName = filePath.getName,
       fileSize = length,

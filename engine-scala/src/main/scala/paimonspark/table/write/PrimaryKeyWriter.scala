@@ -75,7 +75,8 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
   private val indexFiles = ArrayBuffer.empty[String]
   private val dataRuns = new BucketRuns(settings)
   private val changelogRuns = if (options.changelogProducer != ChangelogProducer.Input) None
-    else Some(new BucketRuns(settings.copy(filePrefix = options.changelogFilePrefix)))
+    else Some(new BucketRuns(settings.copy(filePrefix = options.changelogFilePrefix,
+      formats = LevelFormats(options.changelogWriteSpec))))
 
   /** Writes a row with the kind its `rowkind.field` names, or as an insert. */
   def write(row: InternalRow): Unit = write(row, kindOf(row))

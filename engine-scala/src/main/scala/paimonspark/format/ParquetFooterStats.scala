@@ -1,0 +1,60 @@
+package paimonspark.format
+
+import java.math.{BigInteger, BigDecimal => JBigDecimal}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.parquet.column.statistics.Statistics
+import org.apache.parquet.hadoop.metadata.ParquetMetadata
+import org.apache.parquet.io.api.Binary
+import org.apache.spark.sql.types.Decimal
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * Column statistics of a Parquet data file taken from its footer, as Paimon's Parquet stats extractor
+ * does, so no per-row work is spent on them. Only true bounds are kept: float and double bounds (NaN
+ * ordering) and binary bounds are left unknown, as are nested columns.
+ */
+final class ParquetFooterStats(footer: ParquetMetadata, fields: Seq[DataField]) extends FileStats {
+  private val types = fields.map(f => f.name -> f.dataType).toMap
+
+  override def column(name: String): ColumnStats = merged(name) match {
+    case None => ColumnStats.Unknown
+    case Some(s) =>
+      val nulls = Option.when(s.isNumNullsSet)(s.getNumNulls)
+      types.get(name) match {
+        case Some(t: AtomicType) if s.hasNonNullValue => ColumnStats(convert(t, s.genericGetMin), convert(t, s.genericGetMax), nulls)
+        case _ => ColumnStats(null, null, nulls)
+      }
+  }
+
+  /** A top-level column's statistics over all row groups, or None when any row group lacks them. */
+  private def merged(column: String): Option[Statistics[_]] = {
+    val chunks = footer.getBlocks.asScala.map(_.getColumns.asScala.find(_.getPath.toArray.sameElements(Array(column))))
+    if (chunks.isEmpty || chunks.exists(c => c.isEmpty || c.get.getStatistics == null || c.get.getStatistics.isEmpty)) None
+    else {
+      // Statistics is generic over the column's Java type; all chunks of one column share it, and
+      // the casts only satisfy the compiler (they are erased).
+      val acc = Statistics.createStats(chunks.head.get.getPrimitiveType).asInstanceOf[Statistics[Integer]]
+      chunks.foreach(c => acc.mergeStatistics(c.get.getStatistics.asInstanceOf[Statistics[Integer]]))
+      Some(acc)
+    }
+  }
+
+  private def convert(t: AtomicType, v: Any): Any = t.root match {
+    case TypeRoot.Boolean => v
+    case TypeRoot.TinyInt => v.asInstanceOf[Integer].toByte
+    case TypeRoot.SmallInt => v.asInstanceOf[Integer].toShort
+    case TypeRoot.Int | TypeRoot.Date => v
+    case TypeRoot.BigInt | TypeRoot.Timestamp | TypeRoot.TimestampLtz => v
+    case TypeRoot.Decimal =>
+      val unscaled = v match {
+        case i: Integer => BigInteger.valueOf(i.longValue())
+        case l: java.lang.Long => BigInteger.valueOf(l)
+        case b: Binary => new BigInteger(b.getBytes)
+      }
+      Decimal(new JBigDecimal(unscaled, t.scale), t.precision, t.scale)
+    case TypeRoot.Char | TypeRoot.VarChar => UTF8String.fromString(v.asInstanceOf[Binary].toStringUsingUTF8)
+    case _ => null
+  }
+}
