@@ -24,6 +24,7 @@ import append_scan  # noqa: E402
 import catalogs  # noqa: E402
 import changelog  # noqa: E402
 import dml  # noqa: E402
+import file_formats  # noqa: E402
 import harness  # noqa: E402
 import metadata_scaling  # noqa: E402
 import object_store  # noqa: E402
@@ -32,7 +33,7 @@ import scan_packing  # noqa: E402
 import upsert_ingest  # noqa: E402
 
 WORKLOADS = {module.NAME: module for module in (append_scan, upsert_ingest, metadata_scaling, changelog, dml, python_api,
-                                                    scan_packing, object_store, catalogs)}
+                                                    scan_packing, object_store, catalogs, file_formats)}
 DEFAULT_ROWS, QUICK_ROWS = 10_000_000, 1_000_000
 
 

@@ -61,7 +61,7 @@ class InvalidOptionError(PaimonError):
 class UnsupportedFeatureError(PaimonError):
     """A valid Paimon feature or option that paimon-spark does not implement yet.
 
-    >>> t.set_options(**{"file.format": "orc"})  # e.value == "file.format"
+    >>> t.set_options(**{"deletion-vectors.enabled": "true"})  # e.value == "deletion-vectors.enabled"
     """
 
 

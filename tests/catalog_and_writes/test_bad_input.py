@@ -20,6 +20,7 @@ def test_unknown_option_is_refused_and_nothing_is_created(spark, warehouse):
     ("target-file-size", "huge"),
     ("manifest.merge-min-count", "-1"),
     ("file.compression", "rar"),
+    ("file.format", "lance"),
     ("metadata.stats-mode", "truncate(x)"),
     ("write-only", "perhaps"),
     ("snapshot.time-retained", "-1 h"),
@@ -44,7 +45,7 @@ def test_snapshot_retention_min_above_max_is_refused(spark, warehouse):
 @pytest.mark.parametrize("option, value", [
     ("bucket", "4"),
     ("deletion-vectors.enabled", "true"),
-    ("file.format", "orc"),
+    ("changelog-file.stats-mode", "full"),
     ("consumer.changelog-only", "true"),
 ])
 def test_valid_paimon_options_not_supported_yet_say_so(spark, warehouse, option, value):

@@ -3,15 +3,21 @@ package paimonspark.format
 import java.io.{ByteArrayOutputStream, DataInputStream, DataOutputStream}
 import java.nio.ByteBuffer
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.avro.Schema
 import org.apache.avro.generic.{GenericData, GenericRecord}
 
+/** Where a data file's deletion vector is in a `DELETION_VECTORS` index file; cardinality where known. */
+final case class DeletionVectorRange(dataFile: String, offset: Int, length: Int, cardinality: Option[Long])
+
 /**
  * One row of an index manifest: an index file of one (partition, bucket). Only `HASH` files (the
- * keys of a dynamic bucket) are written here; other index types read from other writers are kept.
+ * keys of a dynamic bucket) are written here; other index types read from other writers are kept,
+ * with the ranges of a `DELETION_VECTORS` file's vectors and a file's external path.
  */
 final case class IndexFileEntry(kind: Int, partition: Array[Byte], bucket: Int, indexType: String, fileName: String,
-    fileSize: Long, rowCount: Long) {
+    fileSize: Long, rowCount: Long, deletionVectors: Seq[DeletionVectorRange] = Nil, externalPath: Option[String] = None) {
   def partitionKey: ByteBuffer = ByteBuffer.wrap(partition)
 }
 
@@ -49,6 +55,15 @@ object IndexManifestAvro {
       r.put("_FILE_NAME", e.fileName)
       r.put("_FILE_SIZE", e.fileSize)
       r.put("_ROW_COUNT", e.rowCount)
+      if (e.deletionVectors.nonEmpty) r.put("_DELETIONS_VECTORS_RANGES", e.deletionVectors.map { v =>
+        val range = new GenericData.Record(RangeSchema)
+        range.put("f0", v.dataFile)
+        range.put("f1", v.offset)
+        range.put("f2", v.length)
+        range.put("_CARDINALITY", v.cardinality.map(Long.box).orNull)
+        range
+      }.asJava)
+      e.externalPath.foreach(r.put("_EXTERNAL_PATH", _))
       r: GenericRecord
     }, compression)
 
@@ -57,8 +72,17 @@ object IndexManifestAvro {
     ManifestAvro.checkVersion(r, Version)
     IndexFileEntry(ManifestAvro.int(r, "_KIND"), ManifestAvro.bytesOf(r, "_PARTITION"), ManifestAvro.int(r, "_BUCKET"),
       ManifestAvro.get(r, "_INDEX_TYPE").toString, ManifestAvro.get(r, "_FILE_NAME").toString,
-      ManifestAvro.long(r, "_FILE_SIZE"), ManifestAvro.long(r, "_ROW_COUNT"))
+      ManifestAvro.long(r, "_FILE_SIZE"), ManifestAvro.long(r, "_ROW_COUNT"), ranges(r),
+      Option(ManifestAvro.get(r, "_EXTERNAL_PATH")).map(_.toString))
   }
+
+  private def ranges(r: GenericRecord): Seq[DeletionVectorRange] =
+    Option(ManifestAvro.get(r, "_DELETIONS_VECTORS_RANGES")).toSeq.flatMap(_.asInstanceOf[java.util.List[GenericRecord]]
+      .asScala.map(v => DeletionVectorRange(ManifestAvro.get(v, "f0").toString, ManifestAvro.int(v, "f1"),
+        ManifestAvro.int(v, "f2"), Option(ManifestAvro.get(v, "_CARDINALITY")).map(_.asInstanceOf[Long]))))
+
+  private lazy val RangeSchema: Schema =
+    RowSchema.getField("_DELETIONS_VECTORS_RANGES").schema().getTypes.get(1).getElementType.getTypes.get(1)
 }
 
 /** A HASH index file: the 32-bit hashes of a bucket's keys, 4 bytes big-endian each, nothing else. */

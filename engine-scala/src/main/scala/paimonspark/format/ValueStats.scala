@@ -43,19 +43,27 @@ trait FileStats {
  */
 object ValueStats {
 
-  def of(fields: Seq[DataField], stats: FileStats, mode: StatsMode): (SimpleStats, Option[Seq[String]]) =
-    mode match {
-      case StatsMode.NoStats => (SimpleStats.Empty, Some(Nil))
-      case _ =>
-        val columns = fields.map(f => stats.column(f.name))
-        val mins = columns.map(c => bound(c.min, mode, isMax = false))
-        val maxs = columns.map(c => bound(c.max, mode, isMax = true))
-        // Truncation can give up on a max; then the min is no use alone either.
-        val (lo, hi) = mins.zip(maxs).map { case (a, b) => if (a == null || b == null) (null, null) else (a, b) }.unzip
-        val types = fields.map(_.dataType.withNullable(true))
-        (SimpleStats(BinaryRow.serialize(types, new GenericInternalRow(lo.toArray[Any])),
-          BinaryRow.serialize(types, new GenericInternalRow(hi.toArray[Any])), Some(columns.map(_.nulls))), None)
+  /**
+   * The stats of `fields`, each in its own mode (`fields.<f>.stats-mode`) or the table's. Columns in mode
+   * `none` are left out, and the others named in `_VALUE_STATS_COLS`, as Paimon's dense stats store them;
+   * when every column is kept, none are named.
+   */
+  def of(fields: Seq[DataField], stats: FileStats, mode: StatsMode,
+      fieldModes: Map[String, StatsMode] = Map.empty): (SimpleStats, Option[Seq[String]]) = {
+    val kept = fields.map(f => f -> fieldModes.getOrElse(f.name, mode)).filter(_._2 != StatsMode.NoStats)
+    if (kept.isEmpty) (SimpleStats.Empty, Some(Nil))
+    else {
+      val columns = kept.map { case (f, _) => stats.column(f.name) }
+      val mins = columns.zip(kept).map { case (c, (_, m)) => bound(c.min, m, isMax = false) }
+      val maxs = columns.zip(kept).map { case (c, (_, m)) => bound(c.max, m, isMax = true) }
+      // Truncation can give up on a max; then the min is no use alone either.
+      val (lo, hi) = mins.zip(maxs).map { case (a, b) => if (a == null || b == null) (null, null) else (a, b) }.unzip
+      val types = kept.map(_._1.dataType.withNullable(true))
+      (SimpleStats(BinaryRow.serialize(types, new GenericInternalRow(lo.toArray[Any])),
+        BinaryRow.serialize(types, new GenericInternalRow(hi.toArray[Any])), Some(columns.map(_.nulls))),
+        Option.when(kept.size < fields.size)(kept.map(_._1.name)))
     }
+  }
 
   private def bound(v: Any, mode: StatsMode, isMax: Boolean): Any = (v, mode) match {
     case (_, StatsMode.Counts) => null

@@ -15,6 +15,7 @@ final case class DataFileSettings(
     formats: LevelFormats,
     targetFileSize: Long,
     statsMode: StatsMode,
+    fieldStatsModes: Map[String, StatsMode],
     schemaId: Long,
     filePrefix: String)
 
@@ -100,7 +101,7 @@ final class KeyValueFileWriter(
     // Key stats keep one entry per key column whatever the mode: readers index them by key position.
     val keyMode = if (settings.statsMode == StatsMode.NoStats) StatsMode.Counts else settings.statsMode
     val (keyStats, _) = ValueStats.of(fileFields.take(keyFields.size), stats, keyMode)
-    val (valueStats, statsCols) = ValueStats.of(fields, stats, settings.statsMode)
+    val (valueStats, statsCols) = ValueStats.of(fields, stats, settings.statsMode, settings.fieldStatsModes)
     written += DataFileMeta(
       fileName = path.getName,
       fileSize = length,

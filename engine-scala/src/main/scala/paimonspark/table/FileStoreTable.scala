@@ -81,7 +81,8 @@ final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: Ta
   /** What this table's data files are written with, as its options say. */
   def dataFileSettings: DataFileSettings = {
     val o = options
-    DataFileSettings(io, o.levelFormats, o.targetFileSize(isPrimaryKeyTable), o.statsMode, schema.id, o.dataFilePrefix)
+    DataFileSettings(io, o.levelFormats, o.targetFileSize(isPrimaryKeyTable), o.statsMode, o.fieldStatsModes, schema.id,
+      o.dataFilePrefix)
   }
 
   /** The relative directory of a partition given its serialized BinaryRow. */

@@ -54,6 +54,10 @@ final case class TableOptions(raw: Map[String, String]) {
   def manifestCompression: String = text(ManifestCompression)
   def partitionDefaultName: String = text(PartitionDefaultName)
   def statsMode: StatsMode = StatsMode.parse(text(StatsModeKey)).getOrElse(StatsMode.Truncate(16))
+  /** Columns whose stats mode is their own (`fields.<column>.stats-mode`). */
+  def fieldStatsModes: Map[String, StatsMode] = raw.collect {
+    case (FieldStatsMode(column), v) => column -> StatsMode.parse(v).getOrElse(StatsMode.Truncate(16))
+  }
   def commitMaxRetries: Int = int(CommitMaxRetries)
   /** The writers promise there is only one of them: commits may go to object stores without conditional writes. */
   def objectStoreSingleWriter: Boolean = flag(ObjectStoreSingleWriter)
@@ -154,6 +158,7 @@ object TableOptions {
   val PartitionDefaultName = "partition.default-name"
   val PartitionLegacyName = "partition.legacy-name"
   val StatsModeKey = "metadata.stats-mode"
+  val FieldStatsMode = "fields\\.(.+)\\.stats-mode".r
   val CommitMaxRetries = "commit.max-retries"
   val ObjectStoreSingleWriter: String = paimonspark.fs.PublishMethod.SingleWriterOption
   val DataFilePrefix = "data-file.prefix"

@@ -1,13 +1,14 @@
 package paimonspark.interop
 
 import java.math.{BigDecimal => JBigDecimal}
-import java.time.{LocalDateTime, ZoneOffset}
 import java.nio.file.Files
 import java.sql.{Date => SqlDate, Timestamp => SqlTimestamp}
+import java.time.{LocalDateTime, ZoneOffset}
 import java.util.{TimeZone, UUID}
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.paimon.catalog.Identifier
 import org.apache.paimon.data.{BinaryString, Decimal, GenericArray, GenericMap, GenericRow, Timestamp}
 import org.apache.paimon.schema.{Schema, SchemaChange}
 import org.apache.paimon.types.{DataType, DataTypes}
@@ -149,6 +150,33 @@ class FileFormatInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
     val e = intercept[Exception](spark.sql("ALTER TABLE paimon.default.ours_levels SET TBLPROPERTIES " +
       "('file.format.per.level' = '0:avro', 'file.compression.per.level' = '0:lz4')"))
     assert(e.getMessage.contains("avro files are not written with 'lz4'"), e.getMessage)
+  }
+
+  test("ORC timestamps whose column type changed since are turned into wall clocks, then cast") {
+    spark.sql("CREATE TABLE paimon.default.orc_evolved (id INT, at TIMESTAMP_NTZ) TBLPROPERTIES ('file.format' = 'orc')")
+    spark.sql("INSERT INTO paimon.default.orc_evolved VALUES (1, TIMESTAMP_NTZ '2024-03-01 12:34:56.5')")
+    spark.sql("ALTER TABLE paimon.default.orc_evolved ALTER COLUMN at TYPE STRING")
+    assert(inZone("America/Los_Angeles")(ours("SELECT * FROM paimon.default.orc_evolved")) ==
+      Seq(Seq(1, "2024-03-01 12:34:56.5")))
+  }
+
+  test("statistics modes per column (fields.<f>.stats-mode) are written as Paimon's dense stats, and Java sees them") {
+    spark.sql("CREATE TABLE paimon.default.field_stats (id INT, name STRING, note STRING, n BIGINT) TBLPROPERTIES " +
+      "('file.format' = 'avro', 'metadata.stats-mode' = 'none', 'fields.id.stats-mode' = 'full', " +
+      "'fields.name.stats-mode' = 'truncate(2)')")
+    spark.sql("INSERT INTO paimon.default.field_stats VALUES (3, 'carol', 'x', 1), (1, 'alice', NULL, 2), (2, 'bob', 'y', 3)")
+    val columns = "min_value_stats, max_value_stats, null_value_counts"
+    val mine = ours(s"SELECT $columns FROM paimon.default.`field_stats$$files`")
+    // Only id and name keep statistics; the $files table shows the others as unknown.
+    assert(mine == Seq(Seq("{id=1, n=null, name=al, note=null}", "{id=3, n=null, name=cb, note=null}",
+      "{id=0, n=null, name=0, note=null}")), mine)
+    val javaColumns = java.catalog.getTable(Identifier.fromString("default.field_stats$files")).rowType().getFieldNames
+    val picked = Seq("min_value_stats", "max_value_stats", "null_value_counts").map(javaColumns.indexOf)
+    assert(java.rows("default.field_stats$files").map(r => picked.map(i => String.valueOf(r(i)))) == mine)
+    assert(java.rows("default.field_stats") == ours("SELECT * FROM paimon.default.field_stats"))
+    val e = intercept[InvalidOptionException](spark.sql("ALTER TABLE paimon.default.field_stats SET TBLPROPERTIES " +
+      "('fields.note.stats-mode' = 'sometimes')"))
+    assert(e.option == "fields.note.stats-mode", e.getMessage)
   }
 
   test("a damaged data file, or one of another format than its name, is named; an unknown file.format is refused") {

@@ -66,7 +66,7 @@ object FormatReaders {
     val orcCasts = casts ++ turned.map { i =>
       val wallClock = OrcWallClock(BoundReference(i, orcRequested(i).dataType, nullable = true), requested(i).dataType,
         orcLegacyLtz)
-      i -> casts.get(i).fold[Expression](wallClock)(_.transform { case BoundReference(`i`, _, _) => wallClock })
+      i -> casts.get(i).fold[Expression](wallClock)(_.transformUp { case BoundReference(`i`, _, _) => wallClock })
     }
     val orc = OrcPartitionReaderFactory(conf, readerConf, orcRequested, orcRequested, partitionSchema,
       orcFilters.toArray, None, new OrcOptions(noOptions, conf), MemoryMode.ON_HEAP)

@@ -1,5 +1,7 @@
 package paimonspark.table.options
 
+import paimonspark.format.StatsMode
+
 /**
  * Every option of Apache Paimon 1.4's `CoreOptions`, with what this engine does with it
  * ([[Support]]), and the few options of Paimon's Spark connector it takes too. A test holds this
@@ -19,6 +21,8 @@ object PaimonOptions extends OptionDeclarations {
   private def family(key: String): Option[PaimonOption] = key match {
     // Checked against the columns by MergeEngineSpec.
     case MergeColumnOption(_, _) => Some(implemented(key, text))
+    case k if k.startsWith("fields.") && k.endsWith(".stats-mode") => Some(implemented(k, text, check = (k, v) =>
+      if (StatsMode.parse(v).isEmpty) invalid(k, v, "none, counts, full or truncate(<n>)")))
     case k if k.startsWith("fields.") => Some(refused(k, text, null, "this column option is not implemented"))
     case k if k.startsWith("file-index.") => Some(refused(k, text, null, NoFileIndexes))
     // A metastore catalog copies these to the metastore's table parameters (without the prefix

@@ -1,0 +1,67 @@
+package paimonspark.format
+
+import java.nio.{ByteBuffer, ByteOrder}
+import java.util.zip.CRC32
+
+import org.roaringbitmap.RoaringBitmap
+
+/**
+ * The positions of a data file's deleted rows, as Paimon 1.x keeps them in a `DELETION_VECTORS`
+ * index file: one serialized vector per data file, at the offset and length the index manifest's
+ * `_DELETIONS_VECTORS_RANGES` gives. Two layouts, told apart by their magic number:
+ *  - 32-bit (`BitmapDeletionVector`): big-endian length of what follows up to the checksum, magic
+ *    1581511376 (big-endian), a portable RoaringBitmap, a CRC32 of magic and bitmap;
+ *  - 64-bit (`deletion-vectors.bitmap64`, Iceberg's layout): the same length, magic 1681511377
+ *    little-endian, a little-endian count of 32-bit bitmaps each after its little-endian key (the
+ *    positions' high 32 bits), the same checksum.
+ */
+final class DeletionVector private (bitmaps: Array[RoaringBitmap]) extends Serializable {
+  def isDeleted(position: Long): Boolean = {
+    val high = (position >>> 32).toInt
+    high < bitmaps.length && bitmaps(high).contains(position.toInt)
+  }
+
+  def cardinality: Long = bitmaps.map(_.getLongCardinality).sum
+}
+
+object DeletionVector {
+  val Magic32 = 1581511376
+  val Magic64 = 1681511377
+
+  /** Reads the vector at `offset` of an index file's bytes; `length` is the manifest's; failures name `file`. */
+  def read(bytes: Array[Byte], offset: Long, length: Long, file: String): DeletionVector = {
+    def damaged(why: String) = new IllegalArgumentException(s"deletion vector at offset $offset of $file: $why")
+    if (offset < 0 || offset + 8 > bytes.length) throw damaged(s"the file holds only ${bytes.length} bytes")
+    val in = ByteBuffer.wrap(bytes)
+    in.position(offset.toInt)
+    val size = in.getInt()
+    if (size < 4 || offset + 4 + size + 4 > bytes.length) throw damaged(s"a length of $size runs past the end")
+    val data = ByteBuffer.wrap(bytes, offset.toInt + 4, size).slice()
+    val crc = new CRC32()
+    crc.update(bytes, offset.toInt + 4, size)
+    val stored = ByteBuffer.wrap(bytes, offset.toInt + 4 + size, 4).getInt()
+    if (stored != crc.getValue.toInt) throw damaged("checksum mismatch")
+    val magic = data.getInt()
+    if (magic == Magic32) {
+      if (length != size) throw damaged(s"length $size, the manifest says $length")
+      val bitmap = new RoaringBitmap()
+      bitmap.deserialize(data.slice().order(ByteOrder.LITTLE_ENDIAN))
+      new DeletionVector(Array(bitmap))
+    } else if (Integer.reverseBytes(magic) == Magic64) {
+      if (length != size + 8) throw damaged(s"length ${size + 8}, the manifest says $length")
+      val body = data.slice().order(ByteOrder.LITTLE_ENDIAN)
+      val count = body.getLong()
+      if (count < 0 || count > Int.MaxValue) throw damaged(s"a count of $count bitmaps")
+      val byKey = (0L until count).map { _ =>
+        val key = body.getInt()
+        val start = body.position()
+        val bitmap = new RoaringBitmap()
+        bitmap.deserialize(body.slice().order(ByteOrder.LITTLE_ENDIAN))
+        body.position(start + bitmap.serializedSizeInBytes())
+        key -> bitmap
+      }.toMap
+      val highest = if (byKey.isEmpty) -1 else byKey.keys.max
+      new DeletionVector(Array.tabulate(highest + 1)(k => byKey.getOrElse(k, new RoaringBitmap())))
+    } else throw damaged(s"magic number $magic is neither a 32-bit ($Magic32) nor a 64-bit ($Magic64) vector's")
+  }
+}
