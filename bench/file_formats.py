@@ -85,6 +85,9 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
         got = checksum(readers[system]().select(*columns), columns)
         checks.append(Check(f"{system} holds the source rows", str(got), str(expected), got == expected,
                             "count and xxhash64 of every column"))
+    for f in ("parquet", "orc", "avro"):
+        names = {p.suffix for p in Path(paths[f"paimon_{f}"]).rglob("data-*")}
+        checks.append(Check(f"paimon_{f} wrote {f} data files", str(sorted(names)), f"['.{f}']", names == {f".{f}"}))
     cpu_per_row = {f"{op} {s}": statistics.median(cpu[(op, s)]) / rows * 1e6 for (op, s) in cpu}
     notes = {
         "rows": rows, "partitions": PARTITIONS, "repeats": repeats, "checks": checks,

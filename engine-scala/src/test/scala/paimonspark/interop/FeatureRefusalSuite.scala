@@ -4,11 +4,13 @@ import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.paimon.catalog.Identifier
 import org.apache.spark.sql.streaming.Trigger
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.UnsupportedFeatureException
+import paimonspark.format.DeletionVector
 import paimonspark.spark.LocalSession
 
 /**
@@ -68,6 +70,23 @@ class FeatureRefusalSuite extends AnyFunSuite with BeforeAndAfterAll {
         .trigger(Trigger.AvailableNow()).start()
       try query.processAllAvailable() finally query.stop()
       query.exception.foreach(throw _)
+    }
+  }
+
+  test("$table_indexes lists Java's deletion-vector files as Java does, and each vector reads as its manifest says") {
+    val t = tables.dvAppend()
+    val columns = "partition, bucket, index_type, file_name, file_size, row_count"
+    val mine = ours(s"SELECT $columns FROM paimon.default.`${t.name.stripPrefix("default.")}$$table_indexes`")
+    val javaColumns = java.catalog.getTable(Identifier.fromString(s"${t.name}$$table_indexes")).rowType().getFieldNames
+    val picked = columns.split(", ").map(javaColumns.indexOf).toSeq
+    assert(mine.nonEmpty && JavaPaimon.sorted(java.rows(s"${t.name}$$table_indexes").map(r => picked.map(r(_)))) == mine)
+    val ranges = spark.sql(s"SELECT file_name, inline(dv_ranges) FROM paimon.default." +
+      s"`${t.name.stripPrefix("default.")}$$table_indexes`").collect()
+    assert(ranges.nonEmpty)
+    ranges.foreach { r =>
+      val bytes = Files.readAllBytes(tableDir(t.name).resolve("index").resolve(r.getString(0)))
+      val vector = DeletionVector.read(bytes, r.getInt(2), r.getInt(3), r.getString(0))
+      assert(vector.cardinality == r.getLong(4), s"the vector of ${r.getString(1)}")
     }
   }
 

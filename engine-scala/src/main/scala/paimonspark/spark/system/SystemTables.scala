@@ -21,6 +21,7 @@ object SystemTables {
     "partitions" -> (new PartitionsTable(_, _, perBucket = false)),
     "buckets" -> (new PartitionsTable(_, _, perBucket = true)),
     "statistics" -> (new StatisticsTable(_, _)),
+    "table_indexes" -> (new TableIndexesTable(_, _)),
     "audit_log" -> (new AuditLogTable(_, _)),
     "binlog" -> (new BinlogTable(_, _)),
     "ro" -> ((t, n) => new SparkTable(t, n, readOptimized = true)))
