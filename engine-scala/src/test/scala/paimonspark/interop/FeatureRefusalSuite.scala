@@ -24,6 +24,8 @@ class FeatureRefusalSuite extends AnyFunSuite with BeforeAndAfterAll {
   private lazy val java = new JavaPaimon(warehouse)
   private lazy val tables = new JavaFeatureTables(java)
   private lazy val outside = Files.createTempDirectory("external-data")
+  /** Java's append table with deletion vectors, which two tests read. */
+  private lazy val dvAppend = tables.dvAppend()
 
   override def afterAll(): Unit = { java.close(); spark.stop() }
 
@@ -58,7 +60,7 @@ class FeatureRefusalSuite extends AnyFunSuite with BeforeAndAfterAll {
   private def insert(values: String)(t: String) = spark.sql(s"INSERT INTO $t VALUES $values").collect()
 
   test("deleted rows never come back: an append table with deletion vectors is refused on read, stream and write") {
-    val t = tables.dvAppend()
+    val t = dvAppend
     assert(java.rows(t.name).size == t.javaRowCount && t.javaRowCount < 1200)
     refused(t, "DELETION_VECTORS")(read)
     refused(t, "DELETION_VECTORS")(name => spark.sql(s"SELECT count(*) FROM $name WHERE id < 10").collect())
@@ -74,7 +76,7 @@ class FeatureRefusalSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
 
   test("$table_indexes lists Java's deletion-vector files as Java does, and each vector reads as its manifest says") {
-    val t = tables.dvAppend()
+    val t = dvAppend
     val columns = "partition, bucket, index_type, file_name, file_size, row_count"
     val mine = ours(s"SELECT $columns FROM paimon.default.`${t.name.stripPrefix("default.")}$$table_indexes`")
     val javaColumns = java.catalog.getTable(Identifier.fromString(s"${t.name}$$table_indexes")).rowType().getFieldNames
