@@ -65,3 +65,16 @@ object DeletionVector {
     } else throw damaged(s"magic number $magic is neither a 32-bit ($Magic32) nor a 64-bit ($Magic64) vector's")
   }
 }
+
+/** Where a data file's deletion vector is: its index file's path, and the manifest's offset and length. */
+final case class DeletionFile(indexFile: String, offset: Long, length: Long) {
+  /** As a reader's file metadata carries it. */
+  def encoded: String = s"$offset:$length:$indexFile"
+}
+
+object DeletionFile {
+  def decode(text: String): DeletionFile = {
+    val Array(offset, length, path) = text.split(":", 3)
+    DeletionFile(path, offset.toLong, length.toLong)
+  }
+}

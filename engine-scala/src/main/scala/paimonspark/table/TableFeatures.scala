@@ -17,9 +17,12 @@ object TableFeatures {
     throw refusal(table, t, s"a column of type $t", "values of this type are not read or written yet")
   }
 
-  /** Refuses reading `table` as of `snapshot` if its schema or index files say the read would differ. */
-  def requireReadable(table: FileStoreTable, snapshot: Option[Snapshot]): Unit = {
-    snapshot.foreach(requireIndexes(table, _))
+  /**
+   * Refuses reading `table` as of `snapshot` if its schema or index files say the read would differ;
+   * deletion vectors only when the read does not apply them (`appliesDeletionVectors`).
+   */
+  def requireReadable(table: FileStoreTable, snapshot: Option[Snapshot], appliesDeletionVectors: Boolean = false): Unit = {
+    snapshot.foreach(requireIndexes(table, _, appliesDeletionVectors))
     requireSchema(table, Access.Read)
   }
 
@@ -50,8 +53,9 @@ object TableFeatures {
   }
 
   /** Index files of kinds this engine does not apply: deletion vectors, global and unknown indexes. */
-  def requireIndexes(table: FileStoreTable, snapshot: Snapshot): Unit =
+  def requireIndexes(table: FileStoreTable, snapshot: Snapshot, appliesDeletionVectors: Boolean = false): Unit =
     table.newManifestStore().indexFiles(Some(snapshot)).map(_.indexType).distinct
+      .filterNot(t => appliesDeletionVectors && t == IndexManifestAvro.DeletionVectorsIndex)
       .find(_ != IndexManifestAvro.HashIndex).foreach {
         case t @ IndexManifestAvro.DeletionVectorsIndex => throw refusal(table, t,
           s"deletion vectors (index files of type $t in snapshot ${snapshot.id})", "the rows they delete would be read")

@@ -7,7 +7,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.paimon.data.{BinaryString, BlobData, GenericRow, InternalRow}
 import org.apache.paimon.data.variant.GenericVariant
-import org.apache.paimon.deletionvectors.BitmapDeletionVector
+import org.apache.paimon.deletionvectors.{Bitmap64DeletionVector, BitmapDeletionVector, DeletionVector}
 import org.apache.paimon.deletionvectors.append.BaseAppendDeleteFileMaintainer
 import org.apache.paimon.globalindex.btree.BTreeGlobalIndexBuilder
 import org.apache.paimon.io.{CompactIncrement, DataFileMeta, DataIncrement}
@@ -35,9 +35,11 @@ final class JavaFeatureTables(java: JavaPaimon) {
    * Java appends ids 0..1199 in two commits, then marks every id divisible by 3 deleted the way
    * Paimon's Spark DELETE does: a commit that only adds `index/index-*` files of type
    * DELETION_VECTORS (Java records it as an OVERWRITE snapshot). 400 rows are marked, 800 remain.
+   * With `bitmap64`, `dv_append64` and 64-bit vectors (`deletion-vectors.bitmap64`).
    */
-  def dvAppend(): FeatureTable = {
-    val name = create("dv_append", idAndName, Nil, "bucket" -> "-1", "deletion-vectors.enabled" -> "true")
+  def dvAppend(bitmap64: Boolean = false): FeatureTable = {
+    val name = create(if (bitmap64) "dv_append64" else "dv_append", idAndName, Nil, "bucket" -> "-1",
+      "deletion-vectors.enabled" -> "true", "deletion-vectors.bitmap64" -> bitmap64.toString)
     (0 until 1200).grouped(600).foreach(ids => java.insert(name, numbered(ids, "row"): _*))
     FeatureTable(name, 1200 - deleteWithDeletionVectors(name, _.getInt(0) % 3 == 0))
   }
@@ -227,11 +229,12 @@ final class JavaFeatureTables(java: JavaPaimon) {
 
   /** The rows of one data file that `deleted` picks, read from that file alone so a row's ordinal is its position. */
   private def deletionVector(table: FileStoreTable, split: DataSplit, file: DataFileMeta,
-      deleted: InternalRow => Boolean): BitmapDeletionVector = {
+      deleted: InternalRow => Boolean): DeletionVector = {
     val oneFile = DataSplit.builder().withSnapshot(split.snapshotId()).withPartition(split.partition())
       .withBucket(split.bucket()).withBucketPath(split.bucketPath()).withTotalBuckets(split.totalBuckets())
       .withDataFiles(Seq(file).asJava).rawConvertible(true).build()
-    val vector = new BitmapDeletionVector()
+    // The layout the table's `deletion-vectors.bitmap64` chooses, as Paimon's own writers choose it.
+    val vector = if (table.coreOptions().deletionVectorBitmap64()) new Bitmap64DeletionVector() else new BitmapDeletionVector()
     val reader = table.newReadBuilder().newRead().createReader(oneFile)
     var position = 0L
     try reader.forEachRemaining { row =>

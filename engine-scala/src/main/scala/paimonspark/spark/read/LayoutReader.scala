@@ -50,6 +50,9 @@ final class FormatReader(format: String, factory: FilePartitionReaderFactory, ca
 final class LayoutReader(formats: Map[String, FormatReader], conf: ReaderConf) extends Serializable {
   val columnar: Boolean = formats.values.forall(_.columnar)
 
+  /** The Hadoop configuration files are read with. */
+  def hadoopConf: org.apache.hadoop.conf.Configuration = conf.value.value
+
   private def reader(file: PartitionedFile): FormatReader = {
     val format = DataFileFormat.of(file.toPath.getName)
     formats.getOrElse(format, throw new IllegalStateException(s"no reader of $format files for ${file.toPath}"))

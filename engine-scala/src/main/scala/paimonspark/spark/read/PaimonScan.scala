@@ -20,11 +20,14 @@ final class PaimonScan(table: FileStoreTable, required: StructType, filters: Seq
   override def description(): String =
     s"PaimonScan ${table.location} [${readSchema().fieldNames.mkString(", ")}] filters: ${filters.mkString(", ")}"
 
+  override protected def appliesDeletionVectors: Boolean = true
+
   override def planInputPartitions(): Array[InputPartition] =
     filePartitions(splits.flatMap(split => split.files.map(split -> _))).toArray
 
   override def createReaderFactory(): PartitionReaderFactory = {
-    val dataFilters = filters.filter(_.references.forall(a => !partitionNames.contains(a)))
+    // Deletion vectors name positions in a file: readers that skip row groups would lose count.
+    val dataFilters = if (hasDeletionVectors) Nil else filters.filter(_.references.forall(a => !partitionNames.contains(a)))
     val appended = SparkTypes.physical(readPartitionSchema) ++ (if (readsFilePath) Seq(FilePathColumn.field) else Nil)
     new SchemaRoutingFactory(SchemaReaders.build(table, readDataFields, SchemaReaders.appendFields,
       StructType(appended), dataFilters, plannedSchemas))

@@ -11,7 +11,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import paimonspark.format.{DataField, FileView, KeyValueFields, SparkTypes, TableSchema}
+import paimonspark.format.{DataField, DeletionFile, DeletionVector, FileView, KeyValueFields, SparkTypes, TableSchema}
 import paimonspark.table.{FileStoreTable, KeyLayout}
 
 /**
@@ -29,6 +29,8 @@ final class SchemaReaders private (bySchema: Map[Long, LayoutReader]) extends Se
 object SchemaReaders {
   /** Where a [[PartitionedFile]] carries the id of the schema its file was written with. */
   val SchemaIdKey = "paimon.schema-id"
+  /** Where a [[PartitionedFile]] carries its deletion vector's place ([[paimonspark.format.DeletionFile]]). */
+  val DeletionFileKey = "paimon.deletion-file"
 
   /**
    * Readers, built on the driver, for files of `schemas` read as `read` (fields with their ids;
@@ -74,9 +76,23 @@ object SchemaReaders {
 final class SchemaRoutingFactory(readers: SchemaReaders) extends FilePartitionReaderFactory {
   override def options: FileSourceOptions = new FileSourceOptions(CaseInsensitiveMap(Map.empty[String, String]))
   override def supportColumnarReads(partition: InputPartition): Boolean = readers.columnar
-  override def buildReader(file: PartitionedFile): PartitionReader[InternalRow] = readers(schemaOf(file)).rows(file)
-  override def buildColumnarReader(file: PartitionedFile): PartitionReader[ColumnarBatch] =
-    readers(schemaOf(file)).batches(file)
+
+  override def buildReader(file: PartitionedFile): PartitionReader[InternalRow] = {
+    val reader = readers(schemaOf(file))
+    val rows = reader.rows(file)
+    deletionVector(file, reader).fold(rows)(DeletedRows.rows(rows, _))
+  }
+
+  override def buildColumnarReader(file: PartitionedFile): PartitionReader[ColumnarBatch] = {
+    val reader = readers(schemaOf(file))
+    val batches = reader.batches(file)
+    deletionVector(file, reader).fold(batches)(DeletedRows.batches(batches, _))
+  }
+
+  /** The file's deletion vector, when it has one ([[SchemaReaders.DeletionFileKey]]). */
+  private def deletionVector(file: PartitionedFile, reader: LayoutReader): Option[DeletionVector] =
+    file.otherConstantMetadataColumnValues.get(SchemaReaders.DeletionFileKey).map(encoded =>
+      DeletedRows.load(DeletionFile.decode(encoded.toString), reader.hadoopConf))
 
   private def schemaOf(file: PartitionedFile): Long =
     file.otherConstantMetadataColumnValues(SchemaReaders.SchemaIdKey).asInstanceOf[Long]

@@ -40,9 +40,19 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
    * `buckets` given (as [[PrimaryKeyWriter.sequenceKey]] names them), when given, and the files
    * `fileFilter` keeps.
    */
-  private lazy val plannedSplits: Seq[DataSplit] = new ScanPlanner(table).plan(table.currentSnapshot(), predicate)
+  private lazy val plannedSplits: Seq[DataSplit] = new ScanPlanner(table, appliesDeletionVectors = appliesDeletionVectors)
+    .plan(table.currentSnapshot(), predicate)
     .filter(s => buckets.forall(_.contains(PrimaryKeyWriter.sequenceKey(s.partitionBytes, s.bucket))))
     .map(s => s.copy(files = s.files.filter(fileFilter))).filter(_.files.nonEmpty)
+
+  /**
+   * Whether this scan reads deletion vectors' files with their vectors applied ([[SchemaRoutingFactory]]):
+   * the scans of files read as they are.
+   */
+  protected def appliesDeletionVectors: Boolean = false
+
+  /** Whether a planned file has a deletion vector: its reads then push no filters, so positions stay whole. */
+  protected lazy val hasDeletionVectors: Boolean = plannedSplits.exists(_.deletionFiles.nonEmpty)
 
   /** The paths a run-time filter kept ([[keepFiles]]); None keeps every planned file. */
   @volatile private var keptPaths: Option[Set[String]] = None
@@ -89,9 +99,13 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
       val values = if (readsFilePath) new GenericInternalRow(partition.values :+ UTF8String.fromString(path.toString))
         else partition
       val size = file.fileSize
-      (0L until size by cutSize).map { start =>
-        PartitionedFile(values, SparkPath.fromPath(path), start, math.min(cutSize, size - start),
-          Array.empty[String], 0L, size, Map(SchemaReaders.SchemaIdKey -> file.schemaId))
+      // A file with a deletion vector is read whole: its reader counts row positions from the start.
+      val deletion = split.deletionFiles.get(file.fileName)
+      val metadata = Map[String, Any](SchemaReaders.SchemaIdKey -> file.schemaId) ++
+        deletion.map(SchemaReaders.DeletionFileKey -> _.encoded)
+      (0L until size by (if (deletion.isDefined) size.max(1L) else cutSize)).map { start =>
+        PartitionedFile(values, SparkPath.fromPath(path), start, if (deletion.isDefined) size else math.min(cutSize, size - start),
+          Array.empty[String], 0L, size, metadata)
       }
     }
     packing.pack(pieces.sortBy(-_.length), (p: PartitionedFile) => packing.weight(p.length, 1), splitSize)

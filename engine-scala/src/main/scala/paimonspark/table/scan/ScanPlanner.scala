@@ -11,7 +11,8 @@ import paimonspark.table.options.Access
 import paimonspark.table.schema.StatsWidening
 
 /** The files of one (partition, bucket) to read, with the partition's values. */
-final case class DataSplit(partition: GenericInternalRow, partitionBytes: Array[Byte], bucket: Int, files: Seq[DataFileMeta])
+final case class DataSplit(partition: GenericInternalRow, partitionBytes: Array[Byte], bucket: Int, files: Seq[DataFileMeta],
+    deletionFiles: Map[String, DeletionFile] = Map.empty)
 
 /**
  * Plans a batch read: snapshot, then manifests (skipped by partition statistics), then live files
@@ -20,7 +21,7 @@ final case class DataSplit(partition: GenericInternalRow, partitionBytes: Array[
  * read refuse features this engine does not read ([[TableFeatures]]); plans of metadata (`$files`)
  * do not (`checksFeatures` false).
  */
-final class ScanPlanner(table: FileStoreTable, checksFeatures: Boolean = true) {
+final class ScanPlanner(table: FileStoreTable, checksFeatures: Boolean = true, appliesDeletionVectors: Boolean = false) {
   private val schema = table.schema
   private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
   private val partitions = new PartitionFilter(schema)
@@ -33,9 +34,23 @@ final class ScanPlanner(table: FileStoreTable, checksFeatures: Boolean = true) {
   def plan(snapshot: Option[Snapshot], filter: Option[Predicate]): Seq[DataSplit] = snapshot match {
     case None => Nil
     case Some(s) =>
-      if (checksFeatures) TableFeatures.requireReadable(table, Some(s))
+      if (checksFeatures) TableFeatures.requireReadable(table, Some(s), appliesDeletionVectors)
       val store = table.newManifestStore()
-      splitsOf(store.dataManifests(s), filter, (manifests, keep) => store.liveFiles(manifests, keep))
+      val splits = splitsOf(store.dataManifests(s), filter, (manifests, keep) => store.liveFiles(manifests, keep))
+      if (!appliesDeletionVectors) splits else withDeletionFiles(splits, store.indexFiles(Some(s)))
+  }
+
+  /** Each split with the deletion vectors of its files, from the snapshot's `DELETION_VECTORS` index files. */
+  private def withDeletionFiles(splits: Seq[DataSplit], indexes: Seq[IndexFileEntry]): Seq[DataSplit] = {
+    val vectors = indexes.filter(_.indexType == IndexManifestAvro.DeletionVectorsIndex).groupBy(e => (e.partitionKey, e.bucket))
+    if (vectors.isEmpty) splits
+    else splits.map { split =>
+      val files = vectors.getOrElse((java.nio.ByteBuffer.wrap(split.partitionBytes), split.bucket), Nil).flatMap { e =>
+        val path = e.externalPath.getOrElse(table.paths.indexFile(e.fileName).toString)
+        e.deletionVectors.map(v => v.dataFile -> DeletionFile(path, v.offset, v.length))
+      }.toMap
+      split.copy(deletionFiles = files)
+    }
   }
 
   /**

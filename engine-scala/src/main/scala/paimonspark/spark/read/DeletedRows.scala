@@ -1,0 +1,70 @@
+package paimonspark.spark.read
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.read.PartitionReader
+import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
+
+import paimonspark.CorruptFileException
+import paimonspark.format.{DeletionFile, DeletionVector}
+
+/**
+ * The rows of a data file its deletion vector does not mark: positions counted from the file's first
+ * row (the file is read whole, with no filter skipping rows). Batches keep their columns and gather
+ * the rows left ([[GatherVector]]); a batch with nothing deleted passes as it is.
+ */
+object DeletedRows {
+  /** The vector at `file`, read from its index file with `conf`; a damaged one is named. */
+  def load(file: DeletionFile, conf: Configuration): DeletionVector = {
+    val path = new Path(file.indexFile)
+    val bytes = {
+      val in = path.getFileSystem(conf).open(path)
+      try in.readAllBytes() finally in.close()
+    }
+    try DeletionVector.read(bytes, file.offset, file.length, file.indexFile)
+    catch { case e: IllegalArgumentException => throw new CorruptFileException(file.indexFile, e, e.getMessage) }
+  }
+
+  def rows(reader: PartitionReader[InternalRow], vector: DeletionVector): PartitionReader[InternalRow] =
+    new PartitionReader[InternalRow] {
+      private var position = -1L
+      override def next(): Boolean = {
+        var more = reader.next()
+        position += 1
+        while (more && vector.isDeleted(position)) { more = reader.next(); position += 1 }
+        more
+      }
+      override def get(): InternalRow = reader.get()
+      override def close(): Unit = reader.close()
+    }
+
+  def batches(reader: PartitionReader[ColumnarBatch], vector: DeletionVector): PartitionReader[ColumnarBatch] =
+    new PartitionReader[ColumnarBatch] {
+      private var first = 0L
+      private var selection: Selection = _
+      private var gathered: Array[GatherVector] = _
+      private var current: ColumnarBatch = _
+
+      override def next(): Boolean = {
+        if (!reader.next()) return false
+        val batch = reader.get()
+        val rows = batch.numRows()
+        val kept = (0 until rows).filterNot(r => vector.isDeleted(first + r))
+        first += rows
+        current = if (kept.size == rows) batch else {
+          if (selection == null || selection.capacity < rows) {
+            selection = new Selection(math.max(rows, 1))
+            gathered = (0 until batch.numCols()).map(c => new GatherVector(batch.column(c).dataType(), 1, selection)).toArray
+          }
+          selection.size = 0
+          kept.foreach(r => selection.add(0, r))
+          gathered.indices.foreach(c => gathered(c).gatherFrom(_ => batch.column(c)))
+          new ColumnarBatch(gathered.map(g => g: ColumnVector), kept.size)
+        }
+        true
+      }
+      override def get(): ColumnarBatch = current
+      override def close(): Unit = reader.close()
+    }
+}
