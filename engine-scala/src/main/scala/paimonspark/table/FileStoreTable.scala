@@ -4,7 +4,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.InternalRow
 
 import paimonspark.TableNotFoundException
-import paimonspark.format.{BinaryRow, DataFileMeta, PartitionPath, Snapshot, TablePaths, TableSchema}
+import paimonspark.format.{BinaryRow, DataFileMeta, LevelFormats, PartitionPath, Snapshot, TablePaths, TableSchema}
 import paimonspark.fs.FileIO
 import paimonspark.lsm.DataFileSettings
 
@@ -84,6 +84,10 @@ final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: Ta
     DataFileSettings(io, o.levelFormats, o.targetFileSize(isPrimaryKeyTable), o.statsMode, o.fieldStatsModes, schema.id,
       o.dataFilePrefix)
   }
+
+  /** What this table's changelog files are written with: their own prefix, format and codec. */
+  def changelogFileSettings: DataFileSettings =
+    dataFileSettings.copy(filePrefix = options.changelogFilePrefix, formats = LevelFormats(options.changelogWriteSpec))
 
   /** The relative directory of a partition given its serialized BinaryRow. */
   def partitionPath(partition: Array[Byte]): String = partitionPathOf(

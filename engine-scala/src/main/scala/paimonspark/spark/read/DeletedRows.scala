@@ -15,16 +15,17 @@ import paimonspark.format.{DeletionFile, DeletionVector}
  * the rows left ([[GatherVector]]); a batch with nothing deleted passes as it is.
  */
 object DeletedRows {
-  /** The vector at `file`, read from its index file with `conf`; a damaged one is named. */
-  def load(file: DeletionFile, conf: Configuration): DeletionVector = {
-    val path = new Path(file.indexFile)
-    val bytes = {
-      val in = path.getFileSystem(conf).open(path)
-      try in.readAllBytes() finally in.close()
-    }
+  /** An index file's bytes, read with `conf`: one index file holds the vectors of many data files. */
+  def indexFile(path: String, conf: Configuration): Array[Byte] = {
+    val file = new Path(path)
+    val in = file.getFileSystem(conf).open(file)
+    try in.readAllBytes() finally in.close()
+  }
+
+  /** The vector at `file` in its index file's `bytes`; a damaged one is named. */
+  def load(file: DeletionFile, bytes: Array[Byte]): DeletionVector =
     try DeletionVector.read(bytes, file.offset, file.length, file.indexFile)
     catch { case e: IllegalArgumentException => throw new CorruptFileException(file.indexFile, e, e.getMessage) }
-  }
 
   def rows(reader: PartitionReader[InternalRow], vector: DeletionVector): PartitionReader[InternalRow] =
     new PartitionReader[InternalRow] {
@@ -50,17 +51,17 @@ object DeletedRows {
         if (!reader.next()) return false
         val batch = reader.get()
         val rows = batch.numRows()
-        val kept = (0 until rows).filterNot(r => vector.isDeleted(first + r))
+        if (selection == null || selection.capacity < rows) {
+          selection = new Selection(math.max(rows, 1))
+          gathered = (0 until batch.numCols()).map(c => new GatherVector(batch.column(c).dataType(), 1, selection)).toArray
+        }
+        selection.size = 0
+        var r = 0
+        while (r < rows) { if (!vector.isDeleted(first + r)) selection.add(0, r); r += 1 }
         first += rows
-        current = if (kept.size == rows) batch else {
-          if (selection == null || selection.capacity < rows) {
-            selection = new Selection(math.max(rows, 1))
-            gathered = (0 until batch.numCols()).map(c => new GatherVector(batch.column(c).dataType(), 1, selection)).toArray
-          }
-          selection.size = 0
-          kept.foreach(r => selection.add(0, r))
+        current = if (selection.size == rows) batch else {
           gathered.indices.foreach(c => gathered(c).gatherFrom(_ => batch.column(c)))
-          new ColumnarBatch(gathered.map(g => g: ColumnVector), kept.size)
+          new ColumnarBatch(gathered.map(g => g: ColumnVector), selection.size)
         }
         true
       }

@@ -1,5 +1,7 @@
 package paimonspark.spark.read
 
+import scala.collection.mutable
+
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.{FileSourceOptions, InternalRow}
 import org.apache.spark.sql.catalyst.expressions.BoundReference
@@ -89,10 +91,16 @@ final class SchemaRoutingFactory(readers: SchemaReaders) extends FilePartitionRe
     deletionVector(file, reader).fold(batches)(DeletedRows.batches(batches, _))
   }
 
+  /** Index files read by this task's readers: the files of a bucket share one, read once. */
+  @transient private lazy val indexFiles = mutable.HashMap.empty[String, Array[Byte]]
+
   /** The file's deletion vector, when it has one ([[SchemaReaders.DeletionFileKey]]). */
   private def deletionVector(file: PartitionedFile, reader: LayoutReader): Option[DeletionVector] =
-    file.otherConstantMetadataColumnValues.get(SchemaReaders.DeletionFileKey).map(encoded =>
-      DeletedRows.load(DeletionFile.decode(encoded.toString), reader.hadoopConf))
+    file.otherConstantMetadataColumnValues.get(SchemaReaders.DeletionFileKey).map { encoded =>
+      val deletion = DeletionFile.decode(encoded.toString)
+      DeletedRows.load(deletion, indexFiles.synchronized(
+        indexFiles.getOrElseUpdate(deletion.indexFile, DeletedRows.indexFile(deletion.indexFile, reader.hadoopConf))))
+    }
 
   private def schemaOf(file: PartitionedFile): Long =
     file.otherConstantMetadataColumnValues(SchemaReaders.SchemaIdKey).asInstanceOf[Long]

@@ -103,9 +103,10 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
       val deletion = split.deletionFiles.get(file.fileName)
       val metadata = Map[String, Any](SchemaReaders.SchemaIdKey -> file.schemaId) ++
         deletion.map(SchemaReaders.DeletionFileKey -> _.encoded)
-      (0L until size by (if (deletion.isDefined) size.max(1L) else cutSize)).map { start =>
-        PartitionedFile(values, SparkPath.fromPath(path), start, if (deletion.isDefined) size else math.min(cutSize, size - start),
-          Array.empty[String], 0L, size, metadata)
+      val cut = if (deletion.isDefined) size.max(1L) else cutSize
+      (0L until size by cut).map { start =>
+        PartitionedFile(values, SparkPath.fromPath(path), start, math.min(cut, size - start), Array.empty[String], 0L,
+          size, metadata)
       }
     }
     packing.pack(pieces.sortBy(-_.length), (p: PartitionedFile) => packing.weight(p.length, 1), splitSize)

@@ -1,7 +1,7 @@
 package paimonspark.table.compact
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.format.{DataFileMeta, DataFileReader, FileKind, LevelFormats, ManifestEntry}
+import paimonspark.format.{DataFileMeta, DataFileReader, FileKind, ManifestEntry}
 import paimonspark.lsm.{ChangelogSettings, CompactUnit, Compactor, MergeEngineSpec, SortedRun}
 import paimonspark.table.{FileStoreTable, KeyLayout, Predicate}
 import paimonspark.table.options.ChangelogProducer
@@ -74,9 +74,7 @@ object TableCompaction {
       case ChangelogProducer.FullCompaction if task.unit.outputLevel == maxLevel => Some(maxLevel)
       case _ => None
     }
-    val changelog = settledLevel.map(level => ChangelogSettings(
-      table.dataFileSettings.copy(filePrefix = options.changelogFilePrefix,
-      formats = LevelFormats(options.changelogWriteSpec)), level, task.lookupRuns,
+    val changelog = settledLevel.map(level => ChangelogSettings(table.changelogFileSettings, level, task.lookupRuns,
       options.changelogRowDeduplicate, options.changelogRowDeduplicateIgnoreFields.toSet))
     val outcome = compactor.compact(dir, task.unit, task.dropRetractions, changelog)
     def entries(kind: Int, files: Seq[DataFileMeta]) =

@@ -75,8 +75,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
   private val indexFiles = ArrayBuffer.empty[String]
   private val dataRuns = new BucketRuns(settings)
   private val changelogRuns = if (options.changelogProducer != ChangelogProducer.Input) None
-    else Some(new BucketRuns(settings.copy(filePrefix = options.changelogFilePrefix,
-      formats = LevelFormats(options.changelogWriteSpec))))
+    else Some(new BucketRuns(table.changelogFileSettings))
 
   /** Writes a row with the kind its `rowkind.field` names, or as an insert. */
   def write(row: InternalRow): Unit = write(row, kindOf(row))
