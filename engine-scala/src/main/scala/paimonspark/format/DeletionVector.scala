@@ -1,7 +1,10 @@
 package paimonspark.format
 
+import java.io.ByteArrayOutputStream
 import java.nio.{ByteBuffer, ByteOrder}
 import java.util.zip.CRC32
+
+import scala.collection.mutable
 
 import org.roaringbitmap.RoaringBitmap
 
@@ -22,11 +25,59 @@ final class DeletionVector private (bitmaps: Array[RoaringBitmap]) extends Seria
   }
 
   def cardinality: Long = bitmaps.map(_.getLongCardinality).sum
+
+  /** This vector with `positions` deleted too. */
+  def withDeleted(positions: Iterable[Long]): DeletionVector = {
+    val byKey = mutable.Map.empty[Int, RoaringBitmap]
+    bitmaps.indices.foreach(k => byKey(k) = bitmaps(k).clone())
+    positions.foreach(p => byKey.getOrElseUpdate((p >>> 32).toInt, new RoaringBitmap()).add(p.toInt))
+    val highest = if (byKey.isEmpty) -1 else byKey.keys.max
+    new DeletionVector(Array.tabulate(highest + 1)(k => byKey.getOrElse(k, new RoaringBitmap())))
+  }
+
+  /**
+   * The vector as an index file stores it, in the layout `bitmap64` chooses, and the length the
+   * index manifest gives for it (32-bit: the bitmap data's; 64-bit: the whole record's).
+   */
+  def serialize(bitmap64: Boolean, file: String): (Array[Byte], Int) = {
+    bitmaps.foreach(_.runOptimize())
+    val data = new ByteArrayOutputStream()
+    if (!bitmap64) {
+      if (bitmaps.length > 1 && bitmaps.drop(1).exists(!_.isEmpty)) {
+        throw new IllegalArgumentException(s"data file $file has deleted row positions beyond 2^32: such tables need " +
+          "'deletion-vectors.bitmap64' = 'true'")
+      }
+      val bitmap = bitmaps.headOption.getOrElse(new RoaringBitmap())
+      val body = ByteBuffer.allocate(4 + bitmap.serializedSizeInBytes())
+      body.putInt(DeletionVector.Magic32)
+      bitmap.serialize(body.slice().order(ByteOrder.LITTLE_ENDIAN))
+      data.write(body.array())
+    } else {
+      val kept = bitmaps.indices.filterNot(k => bitmaps(k).isEmpty)
+      val body = ByteBuffer.allocate(4 + 8 + kept.map(k => 4 + bitmaps(k).serializedSizeInBytes()).sum)
+        .order(ByteOrder.LITTLE_ENDIAN)
+      body.putInt(DeletionVector.Magic64).putLong(kept.size.toLong)
+      kept.foreach { k =>
+        body.putInt(k)
+        val bitmap = body.slice().order(ByteOrder.LITTLE_ENDIAN)
+        bitmaps(k).serialize(bitmap)
+        body.position(body.position() + bitmap.position())
+      }
+      data.write(body.array())
+    }
+    val bytes = data.toByteArray
+    val crc = new CRC32()
+    crc.update(bytes)
+    val record = ByteBuffer.allocate(4 + bytes.length + 4).putInt(bytes.length).put(bytes).putInt(crc.getValue.toInt)
+    (record.array(), if (bitmap64) record.capacity() else bytes.length)
+  }
 }
 
 object DeletionVector {
   val Magic32 = 1581511376
   val Magic64 = 1681511377
+
+  val empty: DeletionVector = new DeletionVector(Array.empty)
 
   /** Reads the vector at `offset` of an index file's bytes; `length` is the manifest's; failures name `file`. */
   def read(bytes: Array[Byte], offset: Long, length: Long, file: String): DeletionVector = {
@@ -76,5 +127,26 @@ object DeletionFile {
   def decode(text: String): DeletionFile = {
     val Array(offset, length, path) = text.split(":", 3)
     DeletionFile(path, offset.toLong, length.toLong)
+  }
+}
+
+/**
+ * A `DELETION_VECTORS` index file as Paimon's `DeletionFileWriter` writes it: a version byte (1),
+ * then each data file's vector back to back, at the offsets its manifest ranges give.
+ */
+object DeletionVectorIndexFile {
+  val Version: Byte = 1
+
+  /** The file's bytes and each vector's range, in the order given. */
+  def write(vectors: Seq[(String, DeletionVector)], bitmap64: Boolean): (Array[Byte], Seq[DeletionVectorRange]) = {
+    val out = new ByteArrayOutputStream()
+    out.write(Version.toInt)
+    val ranges = vectors.map { case (dataFile, vector) =>
+      val offset = out.size()
+      val (record, length) = vector.serialize(bitmap64, dataFile)
+      out.write(record)
+      DeletionVectorRange(dataFile, offset, length, Some(vector.cardinality))
+    }
+    (out.toByteArray, ranges)
   }
 }

@@ -8,14 +8,16 @@ import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, Sor
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.format.{DataField, DataFileMeta, DataFileReader, FileSource, SparkTypes}
+import paimonspark.format.{DataField, DataFileMeta, DataFileReader, DeletionVector, FileSource, SparkTypes}
 
 /**
  * Runs one [[CompactUnit]] of a bucket as Paimon does: [[CompactSteps]] decides which files are
  * merged and which only move up to the output level. Merged files are read as sorted runs (each
  * level-0 file alone, each higher level as its files in key order, opened one at a time), folded by
  * the table's merge engine and written as new files at the unit's output level. Retractions are
- * dropped only when nothing older can lie below the output (`dropRetractions`).
+ * dropped only when nothing older can lie below the output (`dropRetractions`). With deletion
+ * vectors (`vectors`), rows they mark are not read, and keys new to the levels are looked up above
+ * the output and their previous versions marked ([[DeletionVectorMarking]]).
  */
 final class Compactor(
     settings: DataFileSettings,
@@ -37,19 +39,25 @@ final class Compactor(
   /**
    * Carries out `unit` in `bucketDir`: the files the bucket loses and those it gains (an upgraded
    * file is in both, at its old and its new level). On failure the new files are deleted again.
+   * `lookupRuns` are the bucket's runs outside the unit, where a changelog or deletion vectors look keys up.
    */
   def compact(bucketDir: Path, unit: CompactUnit, dropRetractions: Boolean,
-      changelog: Option[ChangelogSettings] = None): CompactOutcome = {
-    // A changelog needs every new version read: files below the settled level are always rewritten.
-    val steps = CompactSteps(unit.outputLevel, maxLevel, minFileSize, rewriteBelow = changelog.map(_.settledLevel).getOrElse(0))
-      .plan(keyRanges.sections(unit.files))
+      changelog: Option[ChangelogSettings] = None, lookupRuns: Seq[SortedRun] = Nil,
+      vectors: Option[BucketVectors] = None): CompactOutcome = {
+    // A changelog needs every new version read, and so do deletion vectors: files below the settled
+    // level (level 1 for vectors) are always rewritten.
+    val rewriteBelow = math.max(changelog.map(_.settledLevel).getOrElse(0), if (vectors.isDefined) 1 else 0)
+    val steps = CompactSteps(unit.outputLevel, maxLevel, minFileSize, rewriteBelow).plan(keyRanges.sections(unit.files))
     val written = ArrayBuffer.empty[DataFileMeta]
-    val producer = changelog.map(new ChangelogOutput(bucketDir, unit.outputLevel, _))
+    val lookups = if (changelog.isEmpty && vectors.isEmpty) Nil else lookupRuns.map(run => new LevelLookup(run.files,
+      keyRanges, reader, bucketDir, rowSchema, keyIndices.map(_ + 2), file => vectors.flatMap(_.of(file))))
+    val producer = changelog.map(new ChangelogOutput(bucketDir, unit.outputLevel, _, lookups))
+    val marking = vectors.map(new DeletionVectorMarking(_, lookups, spec, rowSchema, (keyIndices ++ partitionIndices).map(_ + 2)))
     try {
       val added = steps.map {
         case CompactStep.Upgrade(file) => Seq(file.copy(level = unit.outputLevel))
         case CompactStep.Rewrite(files) =>
-          val merged = rewrite(bucketDir, files, unit.outputLevel, dropRetractions, producer)
+          val merged = rewrite(bucketDir, files, unit.outputLevel, dropRetractions, producer, marking, vectors)
           written ++= merged
           merged
       }
@@ -63,43 +71,42 @@ final class Compactor(
         written.foreach(f => settings.io.delete(new Path(bucketDir, f.fileName), recursive = false))
         producer.foreach(_.abort())
         throw e
-    } finally producer.foreach(_.close())
+    } finally lookups.foreach(_.close())
   }
 
   /** The changelog a compaction writes: one file (rolling) per bucket, and the lookups of levels below it. */
-  private final class ChangelogOutput(bucketDir: Path, level: Int, changelog: ChangelogSettings) {
+  private final class ChangelogOutput(bucketDir: Path, level: Int, changelog: ChangelogSettings, lookups: Seq[LevelLookup]) {
     private val writer = new KeyValueFileWriter(changelog.files, bucketDir, fields, keyIndices, level, FileSource.Append)
-    private val lookups = changelog.lookupRuns.map(run => new LevelLookup(run.files, keyRanges, reader, bucketDir,
-      rowSchema, keyIndices.map(_ + 2)))
     val rule = new LookupChangelog(spec, rowSchema, (keyIndices ++ partitionIndices).map(_ + 2), lookups,
       changelog.settledLevel, changelog.rowDeduplicate, changelog.ignoredColumns.map(c => fields.indexWhere(_.name == c) + 2), writer.write)
     def finish(): Seq[DataFileMeta] = writer.finish()
     def abort(): Unit = writer.abort()
-    def close(): Unit = lookups.foreach(_.close())
   }
 
   private def rewrite(bucketDir: Path, files: Seq[DataFileMeta], level: Int, dropRetractions: Boolean,
-      changelog: Option[ChangelogOutput]): Seq[DataFileMeta] = {
+      changelog: Option[ChangelogOutput], marking: Option[DeletionVectorMarking], vectors: Option[BucketVectors])
+      : Seq[DataFileMeta] = {
     val opened = ArrayBuffer.empty[DataFileReader.Rows]
     def rows(files: Seq[DataFileMeta]): Iterator[InternalRow] = files.iterator.flatMap { f =>
       val r = reader.open(new Path(bucketDir, f.fileName), f.fileSize, f.schemaId)
       opened += r
-      r
+      vectors.flatMap(_.of(f.fileName)).fold[Iterator[InternalRow]](r)(live(r, _))
     }
     val sortedRuns = SortedRun.of(files)
     val runs = sortedRuns.map(run => rows(if (run.level == 0) run.files else keyRanges.byMinKey(run.files)))
     val engine = spec.create(rowSchema, (keyIndices ++ partitionIndices).map(_ + 2))
-    // The changelog needs every merged key, retractions included: they are dropped here instead.
+    // The changelog and the marking need every merged key, retractions included: they are dropped here instead.
+    val perKey = changelog.isDefined || marking.isDefined
     val merged = new SortedRunMerge(runs, keyOrdering, engine, spec.versionOrdering(rowSchema),
-      dropRetractions && changelog.isEmpty, integralKey = IntegralKey.of(rowSchema, keyIndices.map(_ + 2)))
+      dropRetractions && !perKey, integralKey = IntegralKey.of(rowSchema, keyIndices.map(_ + 2)))
     val writer = new KeyValueFileWriter(settings, bucketDir, fields, keyIndices, level, FileSource.Compact)
     try {
-      changelog match {
-        case None => merged.foreach(writer.write)
-        case Some(out) => merged.foreach { row =>
-          out.rule.onKey(merged.lastVersions.map { case (run, version) => (sortedRuns(run).level, version) })
-          if (!(dropRetractions && KeyValue.isRetract(row))) writer.write(row)
-        }
+      if (!perKey) merged.foreach(writer.write)
+      else merged.foreach { row =>
+        val inputs = merged.lastVersions.map { case (run, version) => (sortedRuns(run).level, version) }
+        changelog.foreach(_.rule.onKey(inputs))
+        val out = marking.fold(row)(_.resolve(row, inputs))
+        if (out != null && !(dropRetractions && KeyValue.isRetract(out))) writer.write(out)
       }
       writer.finish()
     } catch {
@@ -108,6 +115,15 @@ final class Compactor(
         throw e
     } finally opened.foreach(_.close())
   }
+
+  /** The rows of a file its deletion vector does not mark. */
+  private def live(rows: Iterator[InternalRow], vector: DeletionVector): Iterator[InternalRow] = {
+    var position = -1L
+    rows.filter { _ =>
+      position += 1
+      !vector.isDeleted(position)
+    }
+  }
 }
 
 /** What a compaction changed in a bucket: files removed, files added, and changelog files written. */
@@ -115,7 +131,7 @@ final case class CompactOutcome(removed: Seq[DataFileMeta], added: Seq[DataFileM
 
 /**
  * How a compaction writes a changelog ([[LookupChangelog]]): into files of `files` settings, with
- * versions below `settledLevel` new, looking keys up in `lookupRuns`, the bucket's runs below it.
+ * versions below `settledLevel` new, looking keys up in the bucket's runs outside the compaction.
  */
-final case class ChangelogSettings(files: DataFileSettings, settledLevel: Int, lookupRuns: Seq[SortedRun],
-    rowDeduplicate: Boolean, ignoredColumns: Set[String])
+final case class ChangelogSettings(files: DataFileSettings, settledLevel: Int, rowDeduplicate: Boolean,
+    ignoredColumns: Set[String])

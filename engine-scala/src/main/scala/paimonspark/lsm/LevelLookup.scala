@@ -6,16 +6,20 @@ import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, Sor
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.format.{DataFileMeta, DataFileReader}
+import paimonspark.format.{DataFileMeta, DataFileReader, DeletionVector}
+
+/** Where a lookup found a key: the file, the row's position in it, and a copy of the row. */
+final case class LookupHit(file: String, position: Long, row: InternalRow)
 
 /**
  * Looks keys up in one level of a bucket (one sorted run), keys asked in ascending order, as a
  * compaction meets them. Files are skipped by their key ranges without being opened, and an open
  * file is read forward only: a lookup costs the files that hold the keys asked, one file open at a
- * time, never the level in memory.
+ * time, never the level in memory. Rows a file's deletion vector marks (`vectors`) are not there.
  */
 final class LevelLookup(files: Seq[DataFileMeta], ranges: KeyRanges, reader: DataFileReader, bucketDir: Path,
-    rowSchema: StructType, keyOrdinals: Seq[Int]) extends AutoCloseable {
+    rowSchema: StructType, keyOrdinals: Seq[Int], vectors: String => Option[DeletionVector] = _ => None)
+    extends AutoCloseable {
 
   private val toKey = UnsafeProjection.create(keyOrdinals.map(i => BoundReference(i, rowSchema(i).dataType, nullable = false)))
   // Every row of an open file up to the key is compared: directly against the asked row, which has
@@ -27,11 +31,17 @@ final class LevelLookup(files: Seq[DataFileMeta], ranges: KeyRanges, reader: Dat
   private val remaining = ranges.byMinKey(files).map(f => (ranges.minKey(f), ranges.maxKey(f), f)).iterator.buffered
   private var rows: DataFileReader.Rows = _
   private var head: InternalRow = _
+  private var file: DataFileMeta = _
+  private var vector: Option[DeletionVector] = None
+  private var position = -1L
 
   /** The version of `key` (a row of the merge's layout, `rowSchema`) this level holds, as a copy, if any. */
-  def find(key: InternalRow): Option[InternalRow] = {
+  def find(key: InternalRow): Option[InternalRow] = locate(key).map(_.row)
+
+  /** Where this level holds `key`, if it does. */
+  def locate(key: InternalRow): Option[LookupHit] = {
     lazy val k = toKey(key)
-    var found: Option[InternalRow] = None
+    var found: Option[LookupHit] = None
     var done = false
     while (!done) {
       if (head == null) {
@@ -46,7 +56,7 @@ final class LevelLookup(files: Seq[DataFileMeta], ranges: KeyRanges, reader: Dat
         }
         if (c < 0) advance()
         else {
-          if (c == 0) found = Some(head.copy())
+          if (c == 0) found = Some(LookupHit(file.fileName, position, head.copy()))
           done = true
         }
       }
@@ -54,15 +64,21 @@ final class LevelLookup(files: Seq[DataFileMeta], ranges: KeyRanges, reader: Dat
     found
   }
 
-  private def open(file: DataFileMeta): Unit = {
+  private def open(next: DataFileMeta): Unit = {
     close()
-    rows = reader.open(new Path(bucketDir, file.fileName), file.fileSize, file.schemaId)
+    file = next
+    vector = vectors(next.fileName)
+    position = -1L
+    rows = reader.open(new Path(bucketDir, next.fileName), next.fileSize, next.schemaId)
     advance()
   }
 
-  /** The next row of the open file; at its end, the file closes and the next one waits unopened. */
+  /** The next live row of the open file; at its end, the file closes and the next one waits unopened. */
   private def advance(): Unit = {
-    head = if (rows != null && rows.hasNext) rows.next() else null
+    do {
+      head = if (rows != null && rows.hasNext) rows.next() else null
+      position += 1
+    } while (head != null && vector.exists(_.isDeleted(position)))
     if (head == null) close()
   }
 

@@ -76,5 +76,5 @@ trait PartitionManagement extends SupportsAtomicPartitionManagement {
   }
 
   private def splits(filter: Option[Predicate]): Seq[DataSplit] =
-    new ScanPlanner(store).plan(store.currentSnapshot(), filter)
+    ScanPlanner.forMetadata(store).plan(store.currentSnapshot(), filter)
 }

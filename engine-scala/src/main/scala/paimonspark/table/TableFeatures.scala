@@ -23,18 +23,22 @@ object TableFeatures {
    */
   def requireReadable(table: FileStoreTable, snapshot: Option[Snapshot], appliesDeletionVectors: Boolean = false): Unit = {
     snapshot.foreach(requireIndexes(table, _, appliesDeletionVectors))
-    requireSchema(table, Access.Read)
+    requireSchema(table, Access.Read, appliesDeletionVectors)
   }
 
   /** Refuses writing `table` (at its latest snapshot) if what it would write or rewrite breaks a feature. */
   def requireWritable(table: FileStoreTable): Unit = {
     table.io.checkPublishable(table.location)
-    table.snapshotManager.latest().foreach(requireIndexes(table, _))
+    // A primary-key table's writes keep its vectors; an append table's would rewrite files without them.
+    table.snapshotManager.latest().foreach(requireIndexes(table, _, table.isPrimaryKeyTable && table.options.deletionVectors))
     requireSchema(table, Access.Write)
   }
 
-  /** Options set by another engine that change what `access` gives, a key table with deletion vectors, column types. */
-  def requireSchema(table: FileStoreTable, access: Access): Unit = {
+  /**
+   * Options set by another engine that change what `access` gives, column types, and a key table
+   * with deletion vectors for reads that do not apply them (`appliesDeletionVectors`).
+   */
+  def requireSchema(table: FileStoreTable, access: Access, appliesDeletionVectors: Boolean = false): Unit = {
     requireColumnTypes(table)
     table.schema.options.toSeq.sortBy(_._1).foreach { case (key, value) =>
       PaimonOptions.get(key).foreach { option =>
@@ -46,9 +50,9 @@ object TableFeatures {
           s"table ${table.name}: ${e.getMessage}; the table cannot be ${verb(access)} here", key))
       }
     }
-    if (table.isPrimaryKeyTable && table.options.deletionVectors) {
-      throw refusal(table, "deletion-vectors.enabled", "deletion vectors on a primary-key table",
-        "its readers skip level-0 files, which merge-on-read here would read")
+    if (table.isPrimaryKeyTable && table.options.deletionVectors && access == Access.Read && !appliesDeletionVectors) {
+      throw refusal(table, TableOptions.DeletionVectors, "deletion vectors on a primary-key table",
+        "this read would merge level-0 files, which readers of such tables skip")
     }
   }
 

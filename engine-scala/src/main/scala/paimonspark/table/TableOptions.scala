@@ -74,6 +74,8 @@ final case class TableOptions(raw: Map[String, String]) {
   def bucketKey: Seq[String] = list(BucketKey)
   def writeOnly: Boolean = flag(WriteOnly)
   def deletionVectors: Boolean = flag(DeletionVectors)
+  def deletionVectorsBitmap64: Boolean = flag(DeletionVectorsBitmap64)
+  def deletionVectorsModifiable: Boolean = flag(DeletionVectorsModifiable)
   def defaultBucketFunction: Boolean = text(BucketFunctionType).trim.equalsIgnoreCase("default")
 
   def dynamicBucketTargetRowNum: Long = long(DynamicTargetRowNum)
@@ -164,6 +166,8 @@ object TableOptions {
   val DataFilePrefix = "data-file.prefix"
   val WriteOnly = "write-only"
   val DeletionVectors = "deletion-vectors.enabled"
+  val DeletionVectorsBitmap64 = "deletion-vectors.bitmap64"
+  val DeletionVectorsModifiable = "deletion-vectors.modifiable"
   val BucketFunctionType = "bucket-function.type"
   /** Writes add the data's new columns and widen types (Paimon's Spark connector option). */
   val WriteMergeSchema = "write.merge-schema"

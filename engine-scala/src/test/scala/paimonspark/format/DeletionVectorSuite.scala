@@ -45,6 +45,32 @@ class DeletionVectorSuite extends AnyFunSuite {
     }
   }
 
+  Seq(false, true).foreach { bitmap64 =>
+    test(s"${if (bitmap64) "64" else "32"}-bit vectors we write read in Java with exactly their positions") {
+      val random = new Random(11)
+      val range = if (bitmap64) 1L << 40 else Int.MaxValue.toLong
+      val deleted = Seq(positions(random, 2000, 100000), positions(random, 300, range), Seq(0L), Nil)
+      val (bytes, ranges) = DeletionVectorIndexFile.write(deleted.zipWithIndex.map { case (ps, i) =>
+        s"data-$i.parquet" -> DeletionVector.empty.withDeleted(ps)
+      }, bitmap64)
+      assert(bytes(0) == DeletionVectorIndexFile.Version)
+      deleted.zip(ranges).foreach { case (ps, range) =>
+        assert(range.cardinality.contains(ps.size.toLong))
+        // Java's reader takes the 32-bit length without, and the 64-bit one with, the length and checksum ints.
+        val in = new java.io.DataInputStream(new java.io.ByteArrayInputStream(bytes, range.offset, bytes.length))
+        val v = JavaVector.read(in, java.lang.Long.valueOf(range.length.toLong))
+        assert(v.getCardinality == ps.size, range.dataFile)
+        ps.foreach(p => assert(v.isDeleted(p), s"position $p"))
+        assert(DeletionVector.read(bytes, range.offset, range.length, "index-1").cardinality == ps.size)
+      }
+    }
+  }
+
+  test("a 32-bit vector refuses positions past 2^32, naming the data file and bitmap64") {
+    val e = intercept[IllegalArgumentException](DeletionVector.empty.withDeleted(Seq(1L << 33)).serialize(false, "f-1.parquet"))
+    assert(e.getMessage.contains("f-1.parquet") && e.getMessage.contains("deletion-vectors.bitmap64"))
+  }
+
   test("a damaged vector is refused naming the file: magic number, checksum, length, offset past the end") {
     val v = new BitmapDeletionVector()
     Seq(3L, 99L).foreach(v.delete)

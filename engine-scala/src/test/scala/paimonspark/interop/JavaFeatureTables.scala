@@ -12,7 +12,7 @@ import org.apache.paimon.deletionvectors.append.BaseAppendDeleteFileMaintainer
 import org.apache.paimon.globalindex.btree.BTreeGlobalIndexBuilder
 import org.apache.paimon.io.{CompactIncrement, DataFileMeta, DataIncrement}
 import org.apache.paimon.manifest.FileKind
-import org.apache.paimon.schema.Schema
+import org.apache.paimon.schema.{Schema, SchemaChange}
 import org.apache.paimon.table.FileStoreTable
 import org.apache.paimon.table.sink.{CommitMessage, CommitMessageImpl}
 import org.apache.paimon.table.source.DataSplit
@@ -48,12 +48,15 @@ final class JavaFeatureTables(java: JavaPaimon) {
    * `dv_pk`: a primary-key table (`bucket` = 2) with `deletion-vectors.enabled`. Java writes ids
    * 1..100 and compacts them fully; then it upserts ids 1..10 and deletes id 100, and its inline
    * lookup compaction marks the superseded rows of the compacted files in DELETION_VECTORS index files.
+   * Last, with `write-only`, ids 201..205 stay in level-0 files, which readers skip until compacted.
    */
   def dvPrimaryKey(): FeatureTable = {
     val name = create("dv_pk", idAndName, Seq("id"), "bucket" -> "2", "deletion-vectors.enabled" -> "true")
     java.insert(name, numbered(1 to 100, "row"): _*)
     java.compact(name)
     java.write(name, numbered(1 to 10, "upserted").map(RowKind.INSERT -> _) :+ (RowKind.DELETE -> Seq(100, "row-100")))
+    java.alter(name, SchemaChange.setOption("write-only", "true"))
+    java.insert(name, numbered(201 to 205, "level0"): _*)
     FeatureTable(name, 99)
   }
 

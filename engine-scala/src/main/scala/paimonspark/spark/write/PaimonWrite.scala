@@ -134,7 +134,7 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
   override def abort(messages: Array[WriterCommitMessage]): Unit =
     messages.toSeq.collect { case f: FilesWritten => f.files }.foreach { f =>
       (f.data ++ f.changelog).foreach(e => store.io.delete(store.dataFilePath(e.partition, e.bucket, e.file), recursive = false))
-      f.index.foreach(i => store.io.delete(store.paths.indexFile(i.entry.fileName), recursive = false))
+      f.index.flatMap(_.entries).foreach(e => store.io.delete(store.paths.indexFile(e.fileName), recursive = false))
     }
 }
 

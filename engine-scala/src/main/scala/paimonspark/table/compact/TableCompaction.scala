@@ -1,23 +1,29 @@
 package paimonspark.table.compact
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.format.{DataFileMeta, DataFileReader, FileKind, ManifestEntry}
-import paimonspark.lsm.{ChangelogSettings, CompactUnit, Compactor, MergeEngineSpec, SortedRun}
+import paimonspark.format.{DataFileMeta, DataFileReader, DeletionFile, DeletionVector, DeletionVectorIndexFile,
+  FileKind, FileNamer, IndexFileEntry, IndexManifestAvro, ManifestEntry, TablePaths}
+import paimonspark.lsm.{BucketVectors, ChangelogSettings, CompactUnit, Compactor, MergeEngineSpec, SortedRun}
 import paimonspark.table.{FileStoreTable, KeyLayout, Predicate}
 import paimonspark.table.options.ChangelogProducer
 import paimonspark.table.scan.ScanPlanner
-import paimonspark.table.write.{PrimaryKeyWriter, TableCommit}
+import paimonspark.table.write.{IndexChange, PrimaryKeyWriter, TableCommit}
 
 /**
  * One bucket's compaction: what to merge, into which level, and whether retractions may go; with
- * the `lookup` changelog producer, the bucket's other runs, where keys are looked up.
+ * the `lookup` changelog producer or deletion vectors, the bucket's other runs, where keys are
+ * looked up; with deletion vectors, the vectors of the bucket's files and the index files holding them.
  */
 final case class CompactTask(partition: Array[Byte], bucket: Int, totalBuckets: Int, unit: CompactUnit,
-    dropRetractions: Boolean, lookupRuns: Seq[SortedRun] = Nil)
+    dropRetractions: Boolean, lookupRuns: Seq[SortedRun] = Nil, deletionFiles: Map[String, DeletionFile] = Map.empty,
+    vectorIndexFiles: Set[String] = Set.empty)
 
-/** What one task changed for a [[CompactTask]]: the entries its bucket loses and gains, and its changelog. */
+/**
+ * What one task changed for a [[CompactTask]]: the entries its bucket loses and gains, its
+ * changelog, and its new deletion-vector index files.
+ */
 final case class CompactResult(task: CompactTask, removed: Seq[ManifestEntry], added: Seq[ManifestEntry],
-    changelog: Seq[ManifestEntry] = Nil)
+    changelog: Seq[ManifestEntry] = Nil, index: Seq[IndexChange] = Nil)
 
 /**
  * Compaction of a primary-key table in three steps: the driver plans a task per bucket from the
@@ -36,8 +42,14 @@ object TableCompaction {
     }
     val picker = table.options.compaction
     val upLevel0 = MergeEngineSpec.of(table.location.toString, table.schema).engine == "first-row"
-    val lookup = table.options.changelogProducer == ChangelogProducer.Lookup
-    new ScanPlanner(table).plan(table.snapshotManager.latest(), filter)
+    // Deletion vectors, like the lookup producer, look keys up, and make level-0 rows visible only once compacted.
+    val vectors = table.options.deletionVectors
+    val lookup = table.options.changelogProducer == ChangelogProducer.Lookup || vectors
+    val latest = table.snapshotManager.latest()
+    val vectorFiles = if (!vectors) Map.empty[(java.nio.ByteBuffer, Int), Set[String]]
+      else table.newManifestStore().indexFiles(latest).filter(_.indexType == IndexManifestAvro.DeletionVectorsIndex)
+        .groupBy(e => (e.partitionKey, e.bucket)).map { case (k, es) => k -> es.map(_.fileName).toSet }
+    new ScanPlanner(table, appliesDeletionVectors = vectors).plan(latest, filter)
       .filter(s => buckets.forall(_.contains(PrimaryKeyWriter.sequenceKey(s.partitionBytes, s.bucket))))
       .flatMap { split =>
         val runs = SortedRun.of(split.files)
@@ -51,9 +63,13 @@ object TableCompaction {
         val highest = split.files.map(_.level).max
         unit.map { u =>
           val inUnit = u.files.map(_.fileName).toSet
+          // With vectors, what a retraction deletes above the output is marked: it may go at any level above 0.
           CompactTask(split.partitionBytes, split.bucket, table.options.bucket, u,
-            dropRetractions = u.outputLevel != 0 && u.outputLevel >= highest,
-            lookupRuns = if (lookup) SortedRun.of(split.files.filterNot(f => inUnit(f.fileName))) else Nil)
+            dropRetractions = u.outputLevel != 0 && (vectors || u.outputLevel >= highest),
+            lookupRuns = if (lookup) SortedRun.of(split.files.filterNot(f => inUnit(f.fileName))) else Nil,
+            // Vectors of files gone since (overwritten, say) are left out, and so dropped at the rewrite.
+            deletionFiles = split.deletionFiles.filter { case (file, _) => split.files.exists(_.fileName == file) },
+            vectorIndexFiles = vectorFiles.getOrElse((java.nio.ByteBuffer.wrap(split.partitionBytes), split.bucket), Set.empty))
         }
       }
   }
@@ -74,17 +90,39 @@ object TableCompaction {
       case ChangelogProducer.FullCompaction if task.unit.outputLevel == maxLevel => Some(maxLevel)
       case _ => None
     }
-    val changelog = settledLevel.map(level => ChangelogSettings(table.changelogFileSettings, level, task.lookupRuns,
+    val changelog = settledLevel.map(level => ChangelogSettings(table.changelogFileSettings, level,
       options.changelogRowDeduplicate, options.changelogRowDeduplicateIgnoreFields.toSet))
-    val outcome = compactor.compact(dir, task.unit, task.dropRetractions, changelog)
+    val vectors = if (options.deletionVectors) Some(new BucketVectors(readVectors(table, task.deletionFiles))) else None
+    val outcome = compactor.compact(dir, task.unit, task.dropRetractions, changelog, task.lookupRuns, vectors)
     def entries(kind: Int, files: Seq[DataFileMeta]) =
       files.map(ManifestEntry(kind, task.partition, task.bucket, task.totalBuckets, _))
+    val rewritten = outcome.removed.map(_.fileName).toSet -- outcome.added.map(_.fileName)
+    val index = vectors.flatMap(_.after(rewritten)).map(writeVectors(table, task, _))
     CompactResult(task, entries(FileKind.Delete, outcome.removed), entries(FileKind.Add, outcome.added),
-      entries(FileKind.Add, outcome.changelog))
+      entries(FileKind.Add, outcome.changelog), index.toSeq)
+  }
+
+  /** The vectors of a bucket's files, each index file read once. */
+  private def readVectors(table: FileStoreTable, files: Map[String, DeletionFile]): Map[String, DeletionVector] =
+    files.groupBy(_._2.indexFile).flatMap { case (path, inFile) =>
+      val bytes = table.io.readBytes(new org.apache.hadoop.fs.Path(path))
+      inFile.map { case (dataFile, d) => dataFile -> DeletionVector.read(bytes, d.offset, d.length, path) }
+    }
+
+  /** One index file with the bucket's vectors after a compaction (none if none is left), replacing its old ones. */
+  private def writeVectors(table: FileStoreTable, task: CompactTask, vectors: Seq[(String, DeletionVector)]): IndexChange = {
+    val entries = if (vectors.isEmpty) Nil else {
+      val name = new FileNamer(TablePaths.IndexFilePrefix, "").next()
+      val (bytes, ranges) = DeletionVectorIndexFile.write(vectors, table.options.deletionVectorsBitmap64)
+      table.io.writeBytes(table.paths.indexFile(name), bytes)
+      Seq(IndexFileEntry(FileKind.Add, task.partition, task.bucket, IndexManifestAvro.DeletionVectorsIndex, name,
+        bytes.length.toLong, vectors.size.toLong, ranges))
+    }
+    IndexChange(task.partition, task.bucket, IndexManifestAvro.DeletionVectorsIndex, entries, task.vectorIndexFiles)
   }
 
   /** Commits the results as one COMPACT snapshot; on a conflict the new files are deleted again. */
   def commit(table: FileStoreTable, commitUser: String, results: Seq[CompactResult]): Option[Long] =
     new TableCommit(table, commitUser).compact(results.flatMap(_.removed), results.flatMap(_.added),
-      results.flatMap(_.changelog))
+      results.flatMap(_.changelog), results.flatMap(_.index))
 }

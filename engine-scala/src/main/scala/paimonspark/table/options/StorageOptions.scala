@@ -100,11 +100,11 @@ private[table] object StorageOptions extends OptionDeclarations {
     refused("vector.target-file-size", memory, null, "vector columns in files of their own are not read"),
 
     // ---- indexes ----
-    refused("deletion-vectors.enabled", bool, "false", "deletion vectors are not written; primary-key tables with " +
-      "them hide level-0 files from readers, and deletion vectors on files are refused where they are read"),
-    noEffect("deletion-vectors.modifiable", bool, "false", "it applies to deletion vectors, refused on their own"),
-    noEffect("deletion-vector.index-file.target-size", memory, "2 mb", "it applies to deletion vectors, refused on their own"),
-    noEffect("deletion-vectors.bitmap64", bool, "false", "it applies to deletion vectors, refused on their own"),
+    implemented("deletion-vectors.enabled", bool, "false"),
+    implemented("deletion-vectors.modifiable", bool, "false"),
+    noEffect("deletion-vector.index-file.target-size", memory, "2 mb",
+      "a compaction writes its bucket's vectors into one index file, whatever their size"),
+    implemented("deletion-vectors.bitmap64", bool, "false"),
     noEffect("compaction.delete-ratio-threshold", Fraction("Double"), "0.2", "it applies to deletion vectors, refused on their own"),
     refused("index-file-in-data-file-dir", bool, "false", "index files are kept in the table's index/ directory", WriteOnly),
     noEffect("file-index.in-manifest-threshold", memory, "500 b", NoFileIndexes),

@@ -60,9 +60,13 @@ final class ScanPlanner(table: FileStoreTable, checksFeatures: Boolean = true, a
   def planAdded(manifestList: String, filter: Option[Predicate]): Seq[DataSplit] =
     planDelta(manifestList, FileKind.Add, filter)
 
-  /** The files one commit added or removed (`kind`), as its delta manifest list names them. */
+  /**
+   * The files one commit added or removed (`kind`), as its delta manifest list names them. Deletion
+   * vectors do not concern added files: they mark rows of files an earlier commit compacted above
+   * level 0, which only a commit's removed files may be.
+   */
   def planDelta(manifestList: String, kind: Int, filter: Option[Predicate]): Seq[DataSplit] = {
-    if (checksFeatures) TableFeatures.requireSchema(table, Access.Read)
+    if (checksFeatures) TableFeatures.requireSchema(table, Access.Read, appliesDeletionVectors = kind == FileKind.Add)
     val store = table.newManifestStore()
     splitsOf(store.readList(manifestList), filter, (manifests, keep) =>
       manifests.flatMap(m => store.readManifest(m.fileName)).filter(e => e.kind == kind && keep(e)))

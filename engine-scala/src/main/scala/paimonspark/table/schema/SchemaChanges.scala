@@ -56,6 +56,7 @@ object SchemaChanges {
       comment = comment,
       timeMillis = System.currentTimeMillis())
     KeyLayout.of(table, schema)
+    checkDeletionVectors(table, None, schema)
     schema
   }
 
@@ -112,7 +113,40 @@ object SchemaChanges {
     }.copy(id = current.id + 1, highestFieldId = columns.highestFieldId, timeMillis = System.currentTimeMillis())
     KeyLayout.of(name, next)
     if (next.primaryKeys.nonEmpty) MergeEngineSpec.of(name, next)
+    checkDeletionVectors(name, Some(current), next)
     next
+  }
+
+  /**
+   * Paimon's rules for deletion vectors: not with the first-row engine (nothing old is ever deleted)
+   * nor the full-compaction producer, and switched on or off after creation only with
+   * `deletion-vectors.modifiable`. Append tables with them are refused: their DELETE, UPDATE and
+   * MERGE here rewrite files instead of marking rows.
+   */
+  private def checkDeletionVectors(name: String, before: Option[TableSchema], next: TableSchema): Unit = {
+    val options = TableOptions(next.options)
+    val key = TableOptions.DeletionVectors
+    before.map(b => TableOptions(b.options).deletionVectors).filter(_ != options.deletionVectors).foreach { was =>
+      if (!options.deletionVectorsModifiable) {
+        throw new UnsupportedFeatureException(feature = key, message = s"table $name: cannot change deletion vectors " +
+          s"mode from $was to ${!was}: without a full compaction first, readers could see a key twice; if you are " +
+          "confident, set 'deletion-vectors.modifiable' = 'true' to allow it")
+      }
+    }
+    if (options.deletionVectors) {
+      if (next.primaryKeys.isEmpty) {
+        throw new UnsupportedFeatureException(feature = key, message = s"table $name: deletion vectors on a table " +
+          "without a primary key are not written here yet: DELETE, UPDATE and MERGE rewrite its files instead")
+      }
+      if (MergeEngineSpec.of(name, next).engine == "first-row") {
+        throw new InvalidOptionException(key, s"table $name: the first-row merge engine does not need deletion " +
+          "vectors, as no old row is ever deleted")
+      }
+      if (!Set("none", "input", "lookup")(options.changelogProducer)) {
+        throw new InvalidOptionException(key, s"table $name: deletion vectors work with the none, input and lookup " +
+          s"changelog producers, not '${options.changelogProducer}'")
+      }
+    }
   }
 }
 

@@ -103,7 +103,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
   def finish(): WrittenFiles = {
     flush()
     val index = bucketer.writeIndexes()
-    indexFiles ++= index.map(_.entry.fileName)
+    indexFiles ++= index.flatMap(_.entries.map(_.fileName))
     WrittenFiles(dataRuns.written.toSeq, changelogRuns.fold(Seq.empty[ManifestEntry])(_.written.toSeq), index)
   }
 
@@ -231,7 +231,7 @@ object PrimaryKeyWriter {
 
   /** Each bucket's next sequence number, from the live files of the snapshot a write starts from. */
   def nextSequences(table: FileStoreTable): Map[String, Long] =
-    new ScanPlanner(table).plan(table.snapshotManager.latest(), None).map { split =>
+    ScanPlanner.forMetadata(table).plan(table.snapshotManager.latest(), None).map { split =>
       sequenceKey(split.partitionBytes, split.bucket) -> (split.files.map(_.maxSequenceNumber).max + 1)
     }.toMap
 }

@@ -36,8 +36,16 @@ object Bucketing {
   }
 }
 
-/** A HASH index file a write made for a bucket, and the one it replaces (None for a new bucket). */
-final case class IndexChange(entry: IndexFileEntry, replaces: Option[String])
+/**
+ * The index files of one type a write made for one (partition, bucket), and the files of that type
+ * it read there and replaces: a HASH file replacing the bucket's previous one (none for a new
+ * bucket), or a compaction's DELETION_VECTORS files (none when no vector is left) replacing the
+ * bucket's.
+ */
+final case class IndexChange(partition: Array[Byte], bucket: Int, indexType: String, entries: Seq[IndexFileEntry],
+    replaces: Set[String]) {
+  def slot: (java.nio.ByteBuffer, Int, String) = (java.nio.ByteBuffer.wrap(partition), bucket, indexType)
+}
 
 /** The bucket of each row a task writes, and for dynamic buckets the index files that grew. */
 final class RowBucketer(table: FileStoreTable, bucketing: Bucketing) {
@@ -84,8 +92,8 @@ final class RowBucketer(table: FileStoreTable, bucketing: Bucketing) {
           val name = namer.next()
           val bytes = HashIndexFile.write(all)
           table.io.writeBytes(table.paths.indexFile(name), bytes)
-          IndexChange(IndexFileEntry(FileKind.Add, partition, bucket, IndexManifestAvro.HashIndex, name, bytes.length.toLong,
-            all.size.toLong), old.map(_.fileName))
+          IndexChange(partition, bucket, IndexManifestAvro.HashIndex, Seq(IndexFileEntry(FileKind.Add, partition, bucket,
+            IndexManifestAvro.HashIndex, name, bytes.length.toLong, all.size.toLong)), old.map(_.fileName).toSet)
         }
       }
   }

@@ -54,12 +54,14 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
     // Overwritten partitions of a dynamic-bucket table lose their HASH index with their data: the
     // write assigned its keys from an empty index, and its index files are all there is now.
     val partitionsReplaced = overwrite.exists(!_.isInstanceOf[OverwriteScope.Files])
-    val indexReset = if (partitionsReplaced && table.isPrimaryKeyTable && table.options.bucket == -1) {
+    // So do a deletion-vector table's vectors, which mark rows of the replaced files.
+    val indexReset = if (partitionsReplaced && table.isPrimaryKeyTable &&
+        (table.options.bucket == -1 || table.options.deletionVectors)) {
       Some((e: IndexFileEntry) => partitionInScope(e.partition))
     } else None
-    index.find(c => indexReset.exists(reset => !reset(c.entry))).foreach { c =>
+    index.find(c => indexReset.exists(reset => c.entries.exists(!reset(_)))).foreach { c =>
       throw new InvalidDataException(s"table ${table.location}: an overwrite wrote rows to a partition outside the " +
-        s"partitions it replaces (bucket ${c.entry.bucket}); a dynamic-bucket table can only take them from an " +
+        s"partitions it replaces (bucket ${c.bucket}); a dynamic-bucket table can only take them from an " +
         "empty index where the partition is replaced; nothing was committed")
     }
     run(added, kind, (store, base) => overwrite match {
@@ -93,8 +95,8 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
    * a failed commit deletes them (nothing else could ever reference them), except files that were
    * only moved to another level: those are still live at their old one.
    */
-  def compact(compacted: Seq[ManifestEntry], added: Seq[ManifestEntry], changelog: Seq[ManifestEntry] = Nil)
-      : Option[Long] = {
+  def compact(compacted: Seq[ManifestEntry], added: Seq[ManifestEntry], changelog: Seq[ManifestEntry] = Nil,
+      index: Seq[IndexChange] = Nil): Option[Long] = {
     if (compacted.isEmpty) return None
     val buckets = compacted.map(e => (e.partitionKey, e.bucket)).toSet
     val ids = compacted.map(_.identifier).toSet
@@ -105,12 +107,13 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       if (gone.nonEmpty) throw deletionConflict(gone)
       checkKeyRanges(live.filterNot(e => ids.contains(e.identifier)) ++ added)
       replaced
-    }, changelog = changelog)
+    }, index = index, changelog = changelog)
     catch {
       case e: Throwable =>
         val moved = compacted.map(_.file.fileName).toSet
         (added.filterNot(a => moved(a.file.fileName)) ++ changelog)
           .foreach(a => table.io.delete(table.dataFilePath(a.partition, a.bucket, a.file), recursive = false))
+        index.flatMap(_.entries).foreach(e => table.io.delete(table.paths.indexFile(e.fileName), recursive = false))
         throw e
     }
   }
@@ -124,16 +127,18 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       reset: Option[IndexFileEntry => Boolean]): Seq[IndexFileEntry] = {
     val current = store.indexFiles(latest).filterNot(e => reset.exists(_(e)))
     def slot(e: IndexFileEntry) = (e.partitionKey, e.bucket, e.indexType)
-    val bySlot = current.map(e => slot(e) -> e.fileName).toMap
+    val bySlot = current.groupBy(slot).map { case (k, es) => k -> es.map(_.fileName).toSet }
     changes.foreach { c =>
-      if (bySlot.get(slot(c.entry)) != c.replaces) {
+      if (bySlot.getOrElse(c.slot, Set.empty) != c.replaces) {
+        val what = if (c.indexType == IndexManifestAvro.HashIndex) "HASH index" else "deletion vectors"
+        val why = if (c.indexType == IndexManifestAvro.HashIndex) "dynamic-bucket tables take one writer at a time"
+          else "another compaction of the bucket committed first"
         throw new CommitConflictException(table.name, s"Commit to table ${table.location} conflicts with a concurrent commit: the " +
-          s"HASH index of bucket ${c.entry.bucket} changed while this write ran (dynamic-bucket tables take one writer " +
-          "at a time); nothing was committed")
+          s"$what of bucket ${c.bucket} changed while this write ran ($why); nothing was committed")
       }
     }
-    val replaced = changes.map(c => slot(c.entry)).toSet
-    current.filterNot(e => replaced(slot(e))) ++ changes.map(_.entry)
+    val replaced = changes.map(_.slot).toSet
+    current.filterNot(e => replaced(slot(e))) ++ changes.flatMap(_.entries)
   }
 
   private def deletionConflict(gone: Set[FileIdentifier]): CommitConflictException =

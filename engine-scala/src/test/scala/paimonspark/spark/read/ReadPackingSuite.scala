@@ -17,8 +17,8 @@ import paimonspark.spark.LocalSession
 
 /**
  * Reads pack many small buckets into few tasks (`source.split.target-size`), and give the same rows
- * packed and unpacked, for every table kind, merge engine and read mode. Each table has 8
- * partitions; the primary-key ones with fixed buckets 4 buckets each, so 32 buckets of a few rows.
+ * packed and unpacked, for every table kind, merge engine and read mode. Each table has 4
+ * partitions; the primary-key ones with fixed buckets 4 buckets each, so 16 buckets of a few rows.
  */
 class ReadPackingSuite extends AnyFunSuite with BeforeAndAfterAll {
   private lazy val (spark: SparkSession, _) = LocalSession.start("read-packing")
@@ -35,7 +35,7 @@ class ReadPackingSuite extends AnyFunSuite with BeforeAndAfterAll {
   override def beforeAll(): Unit = kinds.foreach { case (t, props) =>
     sql(s"CREATE TABLE paimon.default.$t (p INT, id INT, v STRING, n BIGINT) PARTITIONED BY (p) TBLPROPERTIES ($props)")
     def insert(from: Int, until: Int, tag: String, n: Int): Unit =
-      sql(s"INSERT INTO paimon.default.$t SELECT CAST(id % 8 AS INT), CAST(id AS INT), concat('$tag', id), $n " +
+      sql(s"INSERT INTO paimon.default.$t SELECT CAST(id % 4 AS INT), CAST(id AS INT), concat('$tag', id), $n " +
         s"FROM range($from, $until)")
     insert(0, 200, "a", 1)
     insert(100, 300, "b", 2)
@@ -113,7 +113,7 @@ class ReadPackingSuite extends AnyFunSuite with BeforeAndAfterAll {
       // One session core: the split size is the 128 mb target, and 31 pieces of 4 mb + a few KB fit one task.
       // Files read as they are and key ranges to merge are packed apart: one part-filled task each at most.
       assert(packedTasks <= math.ceil(files / 31.0).toInt + 1, s"$t: $packedTasks tasks for $files files")
-      assert(singleTasks >= 8 && packedTasks * 4 <= singleTasks, s"$t: $packedTasks packed, $singleTasks single")
+      assert(singleTasks >= 4 && packedTasks * 4 <= singleTasks, s"$t: $packedTasks packed, $singleTasks single")
     }
   }
 
@@ -123,7 +123,7 @@ class ReadPackingSuite extends AnyFunSuite with BeforeAndAfterAll {
       "scan.snapshot-id" -> "1"))
     assert(packedRows == singleRows)
     // Each change file is a piece; 31 of them fill a task.
-    assert(singleTasks >= 32 && packedTasks == math.ceil(singleTasks / 31.0).toInt, s"$packedTasks packed, $singleTasks single")
+    assert(singleTasks >= 16 && packedTasks == math.ceil(singleTasks / 31.0).toInt, s"$packedTasks packed, $singleTasks single")
   }
 
   test("files read as they are are cut across tasks where no merge needs them whole") {
@@ -142,7 +142,7 @@ class ReadPackingSuite extends AnyFunSuite with BeforeAndAfterAll {
     val packed = tasks(spark.table("paimon.default.dedup"))
     val single = tasks(spark.read.option("source.split.target-size", "1").table("paimon.default.dedup"))
     val withClause = tasks(sql("SELECT * FROM paimon.default.dedup WITH ('source.split.open-file-cost' = '1 gb')"))
-    assert(single >= 32 && withClause == single && packed * 4 <= single, s"$packed packed, $single and $withClause single")
+    assert(single >= 16 && withClause == single && packed * 4 <= single, s"$packed packed, $single and $withClause single")
     val e = intercept[Exception](sql("ALTER TABLE paimon.default.dedup SET TBLPROPERTIES ('source.split.target-size' = '0')"))
     assert(e.getMessage.contains("source.split.target-size") && e.getMessage.contains("positive"))
   }
