@@ -23,6 +23,7 @@ sys.path.insert(0, str(BENCH))  # the workload modules import harness as a sibli
 import append_scan  # noqa: E402
 import catalogs  # noqa: E402
 import changelog  # noqa: E402
+import deletion_vectors  # noqa: E402
 import dml  # noqa: E402
 import file_formats  # noqa: E402
 import harness  # noqa: E402
@@ -33,7 +34,8 @@ import scan_packing  # noqa: E402
 import upsert_ingest  # noqa: E402
 
 WORKLOADS = {module.NAME: module for module in (append_scan, upsert_ingest, metadata_scaling, changelog, dml, python_api,
-                                                    scan_packing, object_store, catalogs, file_formats)}
+                                                    scan_packing, object_store, catalogs, file_formats,
+                                                    deletion_vectors)}
 DEFAULT_ROWS, QUICK_ROWS = 10_000_000, 1_000_000
 
 

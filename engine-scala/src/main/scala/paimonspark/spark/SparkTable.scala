@@ -19,10 +19,10 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
 import paimonspark.spark.catalog.TableName
-import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder, DiffScanBuilder, FilePathColumn,
+import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder, DiffScanBuilder, FilePathColumn, RowIndexColumn,
   PaimonMicroBatchStream, PaimonScanBuilder, StreamableScanBuilder}
 import paimonspark.spark.system.SystemTables
-import paimonspark.spark.write.{CopyOnWriteOperation, KeyDeltaOperation, PaimonWriteBuilder, PartitionPredicates,
+import paimonspark.spark.write.{CopyOnWriteOperation, KeyDeltaOperation, PaimonWriteBuilder, PartitionPredicates, VectorDeltaOperation,
   WriteEvolution}
 import paimonspark.table.{FileStoreTable, KeyLayout, TableFeatures}
 import paimonspark.table.changes.{ChangeRange, ChangeRead, ChangeScanMode, CommitChanges}
@@ -55,7 +55,7 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
 
   /** Append tables' rows know their data file; primary-key rows are merged from several. */
   override def metadataColumns(): Array[MetadataColumn] =
-    if (store.isPrimaryKeyTable) Array.empty else Array(FilePathColumn)
+    if (store.isPrimaryKeyTable) Array.empty else Array(FilePathColumn, RowIndexColumn)
 
   override def capabilities(): util.Set[TableCapability] =
     // A pinned table streams too: `scan.snapshot-id` and `scan.timestamp-millis` say where a stream starts.
@@ -118,6 +118,7 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
   override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = {
     writable()
     if (store.isPrimaryKeyTable) () => new KeyDeltaOperation(this, info.command())
+    else if (store.options.deletionVectors) () => new VectorDeltaOperation(this, info.command())
     else () => new CopyOnWriteOperation(this, info.command())
   }
 

@@ -29,8 +29,8 @@ object TableFeatures {
   /** Refuses writing `table` (at its latest snapshot) if what it would write or rewrite breaks a feature. */
   def requireWritable(table: FileStoreTable): Unit = {
     table.io.checkPublishable(table.location)
-    // A primary-key table's writes keep its vectors; an append table's would rewrite files without them.
-    table.snapshotManager.latest().foreach(requireIndexes(table, _, table.isPrimaryKeyTable && table.options.deletionVectors))
+    // With the option set, writes keep the vectors; without it, an append table's would rewrite files without them.
+    table.snapshotManager.latest().foreach(requireIndexes(table, _, table.options.deletionVectors))
     requireSchema(table, Access.Write)
   }
 

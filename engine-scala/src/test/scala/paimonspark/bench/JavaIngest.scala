@@ -25,16 +25,19 @@ import org.apache.spark.sql.catalyst.expressions.XXH64
  * JSON line with the CPU seconds of this JVM over the timed batches (rows are generated before each
  * batch's timing starts). The preload is compacted fully before the timed batches; with
  * `full-compaction` every batch ends with a full compaction of every bucket, as Paimon's writers do
- * at the end of input.
+ * at the end of input. Optionally only the first LIMIT batches are written, into a table with more
+ * OPTIONS (`k=v,k=v`, such as `deletion-vectors.enabled=true`, which names the table `java_dv_<producer>`).
  *
- * usage: JavaIngest WAREHOUSE PRODUCER ROWS BATCHES BUCKETS
+ * usage: JavaIngest WAREHOUSE PRODUCER ROWS BATCHES BUCKETS [LIMIT [OPTIONS]]
  */
 object JavaIngest {
   private val Stride = 2654435761L
 
   def main(args: Array[String]): Unit = {
-    val Array(warehouse, producer, rowsText, batchesText, bucketsText) = args
+    val Array(warehouse, producer, rowsText, batchesText, bucketsText) = args.take(5)
     val (rows, batches, buckets) = (rowsText.toLong, batchesText.toInt, bucketsText.toInt)
+    val limit = args.lift(5).map(_.toInt).getOrElse(batches)
+    val extra = args.lift(6).toSeq.flatMap(_.split(",")).map(_.split("=", 2)).map(kv => kv(0) -> kv(1))
     val batch = rows / batches
     val updates = batch / 2
     val fresh = batch - updates
@@ -43,13 +46,14 @@ object JavaIngest {
     options.set("warehouse", warehouse)
     val catalog = CatalogFactory.createCatalog(CatalogContext.create(options))
     catalog.createDatabase("default", true)
-    val id = Identifier.create("default", s"java_$producer".replace('-', '_'))
+    val dv = extra.contains("deletion-vectors.enabled" -> "true")
+    val id = Identifier.create("default", s"java_${if (dv) "dv_" else ""}$producer".replace('-', '_'))
     val schema = Schema.newBuilder()
       .column("id", DataTypes.BIGINT().notNull()).column("version", DataTypes.INT()).column("qty", DataTypes.INT())
       .column("price", DataTypes.DOUBLE()).column("score", DataTypes.DOUBLE()).column("customer", DataTypes.STRING())
       .column("note", DataTypes.STRING()).column("day", DataTypes.DATE()).column("ts", DataTypes.TIMESTAMP(6))
       .column("amount", DataTypes.DECIMAL(12, 2)).primaryKey("id")
-      .option("bucket", buckets.toString).option("changelog-producer", producer).build()
+      .option("bucket", buckets.toString).option("changelog-producer", producer).options(extra.toMap.asJava).build()
     catalog.createTable(id, schema, false)
     val io = IOManager.create(Files.createTempDirectory("java-ingest").toString)
     def table = catalog.getTable(id).asInstanceOf[FileStoreTable]
@@ -69,7 +73,7 @@ object JavaIngest {
     commit(ArrayBuffer.tabulate(preload.toInt)(i => row(i.toLong, 0)), compactAll = true)
     val bean = ManagementFactory.getOperatingSystemMXBean.asInstanceOf[com.sun.management.OperatingSystemMXBean]
     var (cpu, wall) = (0L, 0L)
-    (0 until batches).foreach { b =>
+    (0 until limit).foreach { b =>
       val existing = preload + b * fresh
       val offset = (b + 1).toLong * 7919L * 104729L % existing
       val rowsOfBatch = ArrayBuffer.tabulate(batch.toInt) { i =>
@@ -83,7 +87,7 @@ object JavaIngest {
       wall += System.nanoTime() - w0
     }
     val count = table.newReadBuilder().newScan().plan().splits().asScala.map(_.rowCount()).sum
-    println(s"""{"producer": "$producer", "rows": ${batches * batch}, "cpu_s": ${cpu / 1e9}, "wall_s": ${wall / 1e9}, """ +
+    println(s"""{"producer": "$producer", "rows": ${limit * batch}, "cpu_s": ${cpu / 1e9}, "wall_s": ${wall / 1e9}, """ +
       s""""physical_rows": $count}""")
     io.close()
     catalog.close()

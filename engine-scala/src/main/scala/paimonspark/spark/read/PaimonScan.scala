@@ -26,11 +26,12 @@ final class PaimonScan(table: FileStoreTable, required: StructType, filters: Seq
     filePartitions(splits.flatMap(split => split.files.map(split -> _))).toArray
 
   override def createReaderFactory(): PartitionReaderFactory = {
-    // Deletion vectors name positions in a file: readers that skip row groups would lose count.
-    val dataFilters = if (hasDeletionVectors) Nil else filters.filter(_.references.forall(a => !partitionNames.contains(a)))
+    // Deletion vectors and row positions count rows in a file: readers that skip row groups would lose count.
+    val dataFilters = if (hasDeletionVectors || readsRowIndex) Nil
+      else filters.filter(_.references.forall(a => !partitionNames.contains(a)))
     val appended = SparkTypes.physical(readPartitionSchema) ++ (if (readsFilePath) Seq(FilePathColumn.field) else Nil)
     new SchemaRoutingFactory(SchemaReaders.build(table, readDataFields, SchemaReaders.appendFields,
-      StructType(appended), dataFilters, plannedSchemas))
+      StructType(appended), dataFilters, plannedSchemas), positions = readsRowIndex)
   }
 
   /**

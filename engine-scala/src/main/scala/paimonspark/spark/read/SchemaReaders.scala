@@ -73,21 +73,22 @@ object SchemaReaders {
 
 /**
  * Spark's reading of file partitions (file after file, with input-file bookkeeping), each file by
- * the reader of the schema it was written with, which its [[SchemaReaders.SchemaIdKey]] metadata records.
+ * the reader of the schema it was written with, which its [[SchemaReaders.SchemaIdKey]] metadata
+ * records; with `positions`, each row's position in its file is appended ([[RowPositions]]).
  */
-final class SchemaRoutingFactory(readers: SchemaReaders) extends FilePartitionReaderFactory {
+final class SchemaRoutingFactory(readers: SchemaReaders, positions: Boolean = false) extends FilePartitionReaderFactory {
   override def options: FileSourceOptions = new FileSourceOptions(CaseInsensitiveMap(Map.empty[String, String]))
   override def supportColumnarReads(partition: InputPartition): Boolean = readers.columnar
 
   override def buildReader(file: PartitionedFile): PartitionReader[InternalRow] = {
     val reader = readers(schemaOf(file))
-    val rows = reader.rows(file)
+    val rows = if (positions) RowPositions.rows(reader.rows(file)) else reader.rows(file)
     deletionVector(file, reader).fold(rows)(DeletedRows.rows(rows, _))
   }
 
   override def buildColumnarReader(file: PartitionedFile): PartitionReader[ColumnarBatch] = {
     val reader = readers(schemaOf(file))
-    val batches = reader.batches(file)
+    val batches = if (positions) RowPositions.batches(reader.batches(file)) else reader.batches(file)
     deletionVector(file, reader).fold(batches)(DeletedRows.batches(batches, _))
   }
 

@@ -10,7 +10,7 @@ import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFil
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.unsafe.types.UTF8String
 
-import paimonspark.format.{DataField, DataFileMeta, FileIdentifier, SparkTypes, TableSchema}
+import paimonspark.format.{DataField, DataFileMeta, FileIdentifier, Snapshot, SparkTypes, TableSchema}
 import paimonspark.table.{FileStoreTable, Predicate}
 import paimonspark.table.scan.{DataSplit, ScanPlanner, SplitPacking}
 import paimonspark.table.write.PrimaryKeyWriter
@@ -28,8 +28,10 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
   protected val partitionNames: Set[String] = schema.partitionKeys.toSet
   /** Whether the file path metadata column is read; it comes after the partition columns. */
   protected val readsFilePath: Boolean = required.fieldNames.contains(FilePathColumn.Name)
-  protected val readDataSchema: StructType =
-    StructType(required.filterNot(f => partitionNames.contains(f.name) || f.name == FilePathColumn.Name))
+  /** Whether the row position metadata column is read; it comes last, and files are then read whole. */
+  protected val readsRowIndex: Boolean = required.fieldNames.contains(RowIndexColumn.Name)
+  protected val readDataSchema: StructType = StructType(required.filterNot(f =>
+    partitionNames.contains(f.name) || f.name == FilePathColumn.Name || f.name == RowIndexColumn.Name))
   protected val readPartitionSchema: StructType = StructType(required.filter(f => partitionNames.contains(f.name)))
   private val partitionPositions = readPartitionSchema.map(f => schema.partitionKeys.indexOf(f.name))
   /** The table's columns as files store them (CHAR/VARCHAR as strings). */
@@ -41,9 +43,12 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
    * `fileFilter` keeps.
    */
   private lazy val plannedSplits: Seq[DataSplit] = new ScanPlanner(table, appliesDeletionVectors = appliesDeletionVectors)
-    .plan(table.currentSnapshot(), predicate)
+    .plan(snapshot, predicate)
     .filter(s => buckets.forall(_.contains(PrimaryKeyWriter.sequenceKey(s.partitionBytes, s.bucket))))
     .map(s => s.copy(files = s.files.filter(fileFilter))).filter(_.files.nonEmpty)
+
+  /** The snapshot this scan reads. */
+  lazy val snapshot: Option[Snapshot] = table.currentSnapshot()
 
   /**
    * Whether this scan reads deletion vectors' files with their vectors applied ([[SchemaRoutingFactory]]):
@@ -65,7 +70,8 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
   protected def keepFiles(paths: Set[String]): Unit = keptPaths = Some(keptPaths.fold(paths)(_ intersect paths))
 
   override def readSchema(): StructType =
-    StructType(readDataSchema ++ readPartitionSchema ++ (if (readsFilePath) Seq(FilePathColumn.field) else Nil))
+    StructType(readDataSchema ++ readPartitionSchema ++ (if (readsFilePath) Seq(FilePathColumn.field) else Nil) ++
+      (if (readsRowIndex) Seq(RowIndexColumn.field) else Nil))
 
   override def toBatch: Batch = this
 
@@ -99,11 +105,12 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
       val values = if (readsFilePath) new GenericInternalRow(partition.values :+ UTF8String.fromString(path.toString))
         else partition
       val size = file.fileSize
-      // A file with a deletion vector is read whole: its reader counts row positions from the start.
+      // A file with a deletion vector, or whose row positions are read, is read whole: its reader
+      // counts row positions from the start.
       val deletion = split.deletionFiles.get(file.fileName)
       val metadata = Map[String, Any](SchemaReaders.SchemaIdKey -> file.schemaId) ++
         deletion.map(SchemaReaders.DeletionFileKey -> _.encoded)
-      val cut = if (deletion.isDefined) size.max(1L) else cutSize
+      val cut = if (deletion.isDefined || readsRowIndex) size.max(1L) else cutSize
       (0L until size by cut).map { start =>
         PartitionedFile(values, SparkPath.fromPath(path), start, math.min(cut, size - start), Array.empty[String], 0L,
           size, metadata)
@@ -112,6 +119,10 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
     packing.pack(pieces.sortBy(-_.length), (p: PartitionedFile) => packing.weight(p.length, 1), splitSize)
       .zipWithIndex.map { case (task, i) => FilePartition(i, task.toArray) }
   }
+
+  /** The planned files by the path a reader gives them ([[FilePathColumn]]), with their splits. */
+  def plannedFilesByPath: Map[String, (DataSplit, DataFileMeta)] =
+    splits.flatMap(s => s.files.map(f => dataFilePath(s, f).toString -> (s, f))).toMap
 
   /** The planned files, as commits identify them. */
   def plannedFiles: Set[FileIdentifier] =

@@ -2,13 +2,19 @@ package paimonspark.table.compact
 
 import java.nio.ByteBuffer
 
-import paimonspark.format.{DataFileMeta, DataFileReader, FileKind, FileSource, ManifestEntry}
+import org.apache.hadoop.fs.Path
+
+import paimonspark.format.{DataFileMeta, DataFileReader, DeletionFile, DeletionVector, FileKind, FileSource, ManifestEntry}
 import paimonspark.table.{FileStoreTable, Predicate}
 import paimonspark.table.scan.ScanPlanner
-import paimonspark.table.write.{AppendWriter, TableCommit}
+import paimonspark.table.write.{AppendVectors, AppendWriter, TableCommit}
 
-/** Small files of one partition of an append table, to be rewritten together in this order. */
-final case class AppendCompactTask(partition: Array[Byte], bucket: Int, files: Seq[DataFileMeta]) {
+/**
+ * Small files of one partition of an append table, to be rewritten together in this order, less
+ * the rows their deletion vectors mark (planned from `snapshot`).
+ */
+final case class AppendCompactTask(partition: Array[Byte], bucket: Int, files: Seq[DataFileMeta],
+    deletionFiles: Map[String, DeletionFile] = Map.empty, snapshot: Option[Long] = None) {
   // Bucket-unaware tables record their one bucket as 0 and the bucket count as -1.
   def replaced: Seq[ManifestEntry] = files.map(ManifestEntry(FileKind.Delete, partition, bucket, -1, _))
 }
@@ -29,11 +35,16 @@ object AppendCompaction {
   def plan(table: FileStoreTable, filter: Option[Predicate], partitions: Option[Set[ByteBuffer]] = None)
       : Seq[AppendCompactTask] = {
     val picker = AppendCompactPicker.of(table.options)
-    new ScanPlanner(table).plan(table.snapshotManager.latest(), filter)
+    val latest = table.snapshotManager.latest()
+    new ScanPlanner(table, appliesDeletionVectors = table.options.deletionVectors).plan(latest, filter)
       .filter(split => partitions.forall(_.contains(ByteBuffer.wrap(split.partitionBytes))))
       .flatMap { split =>
         // Another engine's ORC or Avro files cannot be read here, so they stay as they are.
-        picker.pick(split.files.filter(_.fileName.endsWith(".parquet"))).map(AppendCompactTask(split.partitionBytes, split.bucket, _))
+        picker.pick(split.files.filter(_.fileName.endsWith(".parquet"))).map { files =>
+          val names = files.map(_.fileName).toSet
+          AppendCompactTask(split.partitionBytes, split.bucket, files, split.deletionFiles.filter(d => names(d._1)),
+            latest.map(_.id))
+        }
       }
   }
 
@@ -43,10 +54,18 @@ object AppendCompaction {
    */
   def run(table: FileStoreTable, task: AppendCompactTask, reader: DataFileReader): AppendCompactResult = {
     val writer = new AppendWriter(table, FileSource.Compact, task.files.head.minSequenceNumber)
+    val indexFiles = task.deletionFiles.values.map(_.indexFile).toSeq.distinct
+      .map(p => p -> table.io.readBytes(new Path(p))).toMap
     try {
       task.files.foreach { file =>
+        val vector = task.deletionFiles.get(file.fileName).map(d => DeletionVector.read(indexFiles(d.indexFile), d.offset,
+          d.length, d.indexFile))
         val rows = reader.open(table.dataFilePath(task.partition, task.bucket, file), file.fileSize, file.schemaId)
-        try rows.foreach(writer.write)
+        var position = -1L
+        try rows.foreach { row =>
+          position += 1
+          if (!vector.exists(_.isDeleted(position))) writer.write(row)
+        }
         finally rows.close()
       }
       AppendCompactResult(task, writer.finish())
@@ -60,8 +79,17 @@ object AppendCompaction {
   /**
    * Commits the results as one COMPACT snapshot. A concurrent compaction that removed one of the
    * rewritten files makes it fail with a conflict, and the new files are deleted again; appends
-   * committed meanwhile do not conflict.
+   * committed meanwhile do not conflict. The vectors of rewritten files leave their partition's
+   * index; a statement that marked rows of the partition since the plan is a conflict.
    */
-  def commit(table: FileStoreTable, commitUser: String, results: Seq[AppendCompactResult]): Option[Long] =
-    new TableCommit(table, commitUser).compact(results.flatMap(_.task.replaced), results.flatMap(_.added))
+  def commit(table: FileStoreTable, commitUser: String, results: Seq[AppendCompactResult]): Option[Long] = {
+    val withVectors = results.map(_.task).filter(_.deletionFiles.nonEmpty)
+    val index = withVectors.headOption.toSeq.flatMap { first =>
+      val vectors = new AppendVectors(table, first.snapshot.flatMap(table.snapshotManager.readIfExists))
+      withVectors.groupBy(t => ByteBuffer.wrap(t.partition)).values.flatMap { tasks =>
+        vectors.rewrite(tasks.head.partition, Map.empty, tasks.flatMap(_.files.map(_.fileName)).toSet)
+      }
+    }
+    new TableCommit(table, commitUser).compact(results.flatMap(_.task.replaced), results.flatMap(_.added), index = index)
+  }
 }

@@ -120,8 +120,7 @@ object SchemaChanges {
   /**
    * Paimon's rules for deletion vectors: not with the first-row engine (nothing old is ever deleted)
    * nor the full-compaction producer, and switched on or off after creation only with
-   * `deletion-vectors.modifiable`. Append tables with them are refused: their DELETE, UPDATE and
-   * MERGE here rewrite files instead of marking rows.
+   * `deletion-vectors.modifiable`.
    */
   private def checkDeletionVectors(name: String, before: Option[TableSchema], next: TableSchema): Unit = {
     val options = TableOptions(next.options)
@@ -133,11 +132,7 @@ object SchemaChanges {
           "confident, set 'deletion-vectors.modifiable' = 'true' to allow it")
       }
     }
-    if (options.deletionVectors) {
-      if (next.primaryKeys.isEmpty) {
-        throw new UnsupportedFeatureException(feature = key, message = s"table $name: deletion vectors on a table " +
-          "without a primary key are not written here yet: DELETE, UPDATE and MERGE rewrite its files instead")
-      }
+    if (options.deletionVectors && next.primaryKeys.nonEmpty) {
       if (MergeEngineSpec.of(name, next).engine == "first-row") {
         throw new InvalidOptionException(key, s"table $name: the first-row merge engine does not need deletion " +
           "vectors, as no old row is ever deleted")

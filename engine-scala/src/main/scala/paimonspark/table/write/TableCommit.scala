@@ -21,6 +21,12 @@ object OverwriteScope {
    * or another commit changed what the statement read and it fails rather than lose that change.
    */
   final case class Files(ids: Set[FileIdentifier]) extends OverwriteScope
+  /**
+   * No file: these files, whose rows a DELETE, UPDATE or MERGE with deletion vectors marked, stay
+   * and must still be live (a compaction that rewrote one meanwhile would bring its rows back). As
+   * in Paimon, such a commit is of kind OVERWRITE.
+   */
+  final case class Marked(ids: Set[FileIdentifier]) extends OverwriteScope
 }
 
 /**
@@ -41,22 +47,26 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       changelog: Seq[ManifestEntry] = Nil, identifier: Long = SnapshotJson.BatchCommitIdentifier): Option[Long] = {
     val writtenPartitions = added.map(_.partitionKey).toSet
     val nothingToReplace = added.isEmpty && (overwrite.contains(OverwriteScope.WrittenPartitions) ||
-      overwrite.contains(OverwriteScope.Files(Set.empty)))
+      overwrite.contains(OverwriteScope.Files(Set.empty)) || (overwrite.exists(_.isInstanceOf[OverwriteScope.Marked]) &&
+      index.isEmpty))
     if ((added.isEmpty && overwrite.isEmpty) || nothingToReplace) return None
 
     val partitionInScope: Array[Byte] => Boolean = overwrite match {
       case Some(OverwriteScope.WholeTable) => _ => true
       case Some(OverwriteScope.WrittenPartitions) => p => writtenPartitions.contains(ByteBuffer.wrap(p))
       case Some(OverwriteScope.Matching(filter)) => p => partitions.mayMatch(filter, BinaryRow.deserialize(partitionTypes, p))
-      case Some(OverwriteScope.Files(_)) | None => _ => false
+      case Some(OverwriteScope.Files(_)) | Some(OverwriteScope.Marked(_)) | None => _ => false
     }
     val kind = if (overwrite.isDefined) CommitKind.Overwrite else CommitKind.Append
     // Overwritten partitions of a dynamic-bucket table lose their HASH index with their data: the
     // write assigned its keys from an empty index, and its index files are all there is now.
-    val partitionsReplaced = overwrite.exists(!_.isInstanceOf[OverwriteScope.Files])
+    val partitionsReplaced = overwrite.exists {
+      case OverwriteScope.Files(_) | OverwriteScope.Marked(_) => false
+      case _ => true
+    }
     // So do a deletion-vector table's vectors, which mark rows of the replaced files.
-    val indexReset = if (partitionsReplaced && table.isPrimaryKeyTable &&
-        (table.options.bucket == -1 || table.options.deletionVectors)) {
+    val indexReset = if (partitionsReplaced && ((table.isPrimaryKeyTable && table.options.bucket == -1) ||
+        table.options.deletionVectors)) {
       Some((e: IndexFileEntry) => partitionInScope(e.partition))
     } else None
     index.find(c => indexReset.exists(reset => c.entries.exists(!reset(_)))).foreach { c =>
@@ -71,6 +81,10 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
         val gone = ids -- live.map(_.identifier)
         if (gone.nonEmpty) throw deletionConflict(gone)
         live
+      case Some(OverwriteScope.Marked(ids)) =>
+        val gone = ids -- store.liveFiles(base, e => ids(e.identifier)).map(_.identifier)
+        if (gone.nonEmpty) throw deletionConflict(gone)
+        Nil
       case Some(_) => store.liveFiles(base, e => partitionInScope(e.partition))
     }, index, indexReset, changelog, identifier)
   }

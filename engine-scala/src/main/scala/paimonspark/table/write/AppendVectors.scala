@@ -1,0 +1,57 @@
+package paimonspark.table.write
+
+import java.nio.ByteBuffer
+
+import org.apache.hadoop.fs.Path
+
+import paimonspark.format.{DeletionVector, DeletionVectorIndexFile, FileKind, FileNamer, IndexFileEntry,
+  IndexManifestAvro, Snapshot, TablePaths}
+import paimonspark.table.FileStoreTable
+
+/**
+ * The deletion vectors of an append table's partitions, as Paimon keeps them for bucket-unaware
+ * tables: per partition (bucket 0), index files holding the vectors of its data files. A change
+ * rewrites a partition's vectors into one new index file, replacing every index file the partition
+ * had in `snapshot`; a partition whose vectors another commit changed since then is a conflict
+ * ([[TableCommit]]).
+ */
+final class AppendVectors(table: FileStoreTable, snapshot: Option[Snapshot]) {
+  private val indexes = table.newManifestStore().indexFiles(snapshot)
+    .filter(_.indexType == IndexManifestAvro.DeletionVectorsIndex).groupBy(_.partitionKey)
+
+  /** The vectors `partition`'s data files have in `snapshot`, by data file name. */
+  def vectors(partition: Array[Byte]): Map[String, DeletionVector] =
+    indexes.getOrElse(ByteBuffer.wrap(partition), Nil).flatMap { e =>
+      val path = e.externalPath.map(new Path(_)).getOrElse(table.paths.indexFile(e.fileName))
+      val bytes = table.io.readBytes(path)
+      e.deletionVectors.map(r => r.dataFile -> DeletionVector.read(bytes, r.offset, r.length, path.toString))
+    }.toMap
+
+  /**
+   * The partition's index rewritten: rows `marked` added to their files' vectors, the vectors of
+   * `dropped` files (rewritten by a compaction) left out. None when nothing changes.
+   */
+  def rewrite(partition: Array[Byte], marked: Map[String, Seq[Long]], dropped: Set[String]): Option[IndexChange] = {
+    val before = vectors(partition)
+    if (marked.isEmpty && !before.keys.exists(dropped)) None
+    else {
+      val after = (before.keySet ++ marked.keySet).filterNot(dropped).toSeq.sorted.map { file =>
+        file -> before.getOrElse(file, DeletionVector.empty).withDeleted(marked.getOrElse(file, Nil))
+      }
+      val entries = if (after.isEmpty) Nil else {
+        val name = new FileNamer(TablePaths.IndexFilePrefix, "").next()
+        val (bytes, ranges) = DeletionVectorIndexFile.write(after, table.options.deletionVectorsBitmap64)
+        table.io.writeBytes(table.paths.indexFile(name), bytes)
+        Seq(IndexFileEntry(FileKind.Add, partition, AppendVectors.Bucket, IndexManifestAvro.DeletionVectorsIndex, name,
+          bytes.length.toLong, after.size.toLong, ranges))
+      }
+      Some(IndexChange(partition, AppendVectors.Bucket, IndexManifestAvro.DeletionVectorsIndex, entries,
+        indexes.getOrElse(ByteBuffer.wrap(partition), Nil).map(_.fileName).toSet))
+    }
+  }
+}
+
+object AppendVectors {
+  /** The bucket bucket-unaware tables record their files and index files in. */
+  val Bucket = 0
+}
