@@ -11,14 +11,13 @@ import statistics
 import subprocess
 import time
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from append_scan import checksum
-from harness import Check, Comparison, timed, timed_with_cpu
-from upsert_ingest import BATCHES, BUCKETS, Sizes, batch, preload, with_values
+from harness import Check, Comparison, timed, timed_with_cpu, warehouse_dir
+from upsert_ingest import BATCHES, BUCKETS, Sizes, cached_batches, preload, with_values
 
 NAME = "changelog"
 TITLE = "Changelog producers, streaming latency and incremental reads"
@@ -46,11 +45,8 @@ def java_ingest(classpath: str, warehouse: Path, producer: str, rows: int, extra
 def producer_cost(spark: SparkSession, work: Path, repeats: int, ingest_rows: int
                   ) -> tuple[list[Comparison], list[Check], dict]:
     sizes = Sizes(ingest_rows)
-    warehouse = Path(unquote(urlparse(spark.conf.get("spark.sql.catalog.paimon.warehouse")).path))
-    db = warehouse / "default.db"
-    batches = [batch(spark, sizes, b).cache() for b in range(BATCHES)]
-    for df in batches:
-        assert df.count() == sizes.batch
+    db = warehouse_dir(spark) / "default.db"
+    batches = cached_batches(spark, sizes, BATCHES)
     schema_sql = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in batches[0].schema.fields)
     spark.sql(f"CREATE TABLE paimon.default.chg_base ({schema_sql}) TBLPROPERTIES ('primary-key' = 'id', "
               f"'bucket' = '{BUCKETS}')")

@@ -12,14 +12,13 @@ from __future__ import annotations
 import shutil
 import statistics
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from pyspark.sql import SparkSession
 
 from append_scan import checksum
 from changelog import java_classpath, java_ingest
-from harness import Check, Comparison, timed_with_cpu
-from upsert_ingest import BATCHES, BUCKETS, Sizes, batch, preload
+from harness import Check, Comparison, timed_with_cpu, warehouse_dir
+from upsert_ingest import BUCKETS, Sizes, cached_batches, preload
 
 NAME = "deletion_vectors"
 TITLE = "Deletion vectors: upsert ingest and scans, merge-on-read against deletion vectors"
@@ -39,11 +38,8 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     work.mkdir(parents=True, exist_ok=True)
     ingest_rows = INGEST_ROWS if rows >= 10_000_000 else max(100_000, rows // 5)
     sizes = Sizes(ingest_rows)
-    warehouse = Path(unquote(urlparse(spark.conf.get("spark.sql.catalog.paimon.warehouse")).path))
-    db = warehouse / "default.db"
-    batches = [batch(spark, sizes, b).cache() for b in range(DV_BATCHES)]
-    for df in batches:
-        assert df.count() == sizes.batch
+    db = warehouse_dir(spark) / "default.db"
+    batches = cached_batches(spark, sizes, DV_BATCHES)
     columns = batches[0].columns
     schema_sql = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in batches[0].schema.fields)
     spark.sql(f"CREATE TABLE paimon.default.dv_base ({schema_sql}) TBLPROPERTIES ('primary-key' = 'id', "

@@ -9,13 +9,12 @@ from __future__ import annotations
 import shutil
 import statistics
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from append_scan import checksum
-from harness import Check, Comparison, timed, timed_with_cpu
+from harness import Check, Comparison, timed, timed_with_cpu, warehouse_dir
 from upsert_ingest import BUCKETS, STRIDE, OpenedFiles, with_values
 
 NAME = "dml"
@@ -41,7 +40,7 @@ def changes(spark: SparkSession, rows: int) -> DataFrame:
 
 
 def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[Comparison], dict]:
-    warehouse = Path(unquote(urlparse(spark.conf.get("spark.sql.catalog.paimon.warehouse")).path))
+    warehouse = warehouse_dir(spark)
     db = warehouse / "default.db"
     source = changes(spark, rows).cache()
     change_rows = source.count()

@@ -18,6 +18,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional
+from urllib.parse import unquote, urlparse
 
 
 @dataclass
@@ -70,6 +71,11 @@ class Check:
     goal: str
     passed: bool
     description: str = ""
+
+
+def warehouse_dir(spark) -> Path:
+    """The local directory of the session's `paimon` catalog warehouse."""
+    return Path(unquote(urlparse(spark.conf.get("spark.sql.catalog.paimon.warehouse")).path))
 
 
 def timed(spark, action) -> float:

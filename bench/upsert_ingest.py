@@ -15,13 +15,12 @@ import shutil
 import statistics
 import struct
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from append_scan import checksum, dir_bytes
-from harness import Check, Comparison, timed, timed_with_cpu
+from harness import Check, Comparison, timed, timed_with_cpu, warehouse_dir
 
 NAME = "upsert_ingest"
 TITLE = "Upsert ingest, merge-on-read scan and point lookup: paimon primary-key table vs Parquet"
@@ -111,6 +110,15 @@ def batch(spark: SparkSession, sizes: Sizes, b: int) -> DataFrame:
     return with_values(keys.select(key.alias("id")), b + 1)
 
 
+def cached_batches(spark: SparkSession, sizes: Sizes, count: int) -> list[DataFrame]:
+    """The first `count` batches, cached and materialized: timed writes then measure writing, not
+    data generation."""
+    batches = [batch(spark, sizes, b).cache() for b in range(count)]
+    for df in batches:
+        assert df.count() == sizes.batch
+    return batches
+
+
 class OpenedFiles:
     """Names of the files the kernel saw opened in some directories (Linux inotify, IN_OPEN): counts
     what a query really opens, whatever the engine planned, and costs nothing while it is not read."""
@@ -185,12 +193,9 @@ def run_spread(runs: dict[int, int]) -> str:
 def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[Comparison], dict]:
     sizes = Sizes(rows)
     work.mkdir(parents=True, exist_ok=True)
-    warehouse = Path(unquote(urlparse(spark.conf.get("spark.sql.catalog.paimon.warehouse")).path))
+    warehouse = warehouse_dir(spark)
     db = warehouse / "default.db"
-    batches = [batch(spark, sizes, b).cache() for b in range(BATCHES)]
-    # Materialize the cache first: the timed writes then measure writing, not data generation.
-    for df in batches:
-        assert df.count() == sizes.batch
+    batches = cached_batches(spark, sizes, BATCHES)
     columns = batches[0].columns
     schema_sql = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in batches[0].schema.fields)
     created: list[str] = []

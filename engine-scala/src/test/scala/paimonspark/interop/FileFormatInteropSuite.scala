@@ -101,32 +101,44 @@ class FileFormatInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(ours(s"SELECT DISTINCT file_format FROM paimon.default.`$name$$files`").map(_.head).toSet == formats, name)
   }
 
+  private val flat = "id INT, name STRING, price DECIMAL(10, 2), day DATE, at TIMESTAMP_NTZ, seen TIMESTAMP, n BIGINT, ok BOOLEAN"
+
+  /** The same writes into `table` (a primary-key table unless `append`): two inserts, and an update, a delete and a compaction. */
+  private def written(table: String, append: Boolean): Unit = {
+    val rows = "SELECT CAST(id AS INT), concat('n', id), CAST(id * 1.25 AS DECIMAL(10, 2)), date_add(DATE '2024-01-01', " +
+      "CAST(id AS INT)), TIMESTAMP_NTZ '2024-01-01 10:00:00' + make_interval(0, 0, 0, 0, 0, 0, id), " +
+      "TIMESTAMP '2024-01-01 10:00:00.123456' + make_interval(0, 0, 0, 0, 0, id), IF(id % 3 = 0, NULL, id * 7), id % 2 = 0 "
+    val t = s"paimon.default.$table"
+    spark.sql(s"INSERT INTO $t $rows FROM range(1, 40)")
+    spark.sql(s"INSERT INTO $t $rows FROM range(30, 60)")
+    if (!append) {
+      spark.sql(s"UPDATE $t SET name = 'updated' WHERE id % 5 = 0")
+      spark.sql(s"DELETE FROM $t WHERE id % 7 = 0")
+      spark.sql(s"CALL paimon.sys.compact(table => 'default.$table')")
+    }
+  }
+
+  private def stats(table: String) = ours(s"SELECT level, record_count, null_value_counts, min_value_stats, " +
+    s"max_value_stats FROM paimon.default.`$table$$files`")
+
+  /** The manifest statistics of those writes in Parquet, written once for both formats. */
+  private lazy val parquetStats = {
+    spark.sql(s"CREATE TABLE paimon.default.ours_parquet ($flat) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2')")
+    written("ours_parquet", append = false)
+    stats("ours_parquet")
+  }
+
   Seq("orc", "avro").foreach { format =>
     test(s"$format: tables we write are read by Java at every snapshot, with the stats Parquet files get") {
-      val flat = "id INT, name STRING, price DECIMAL(10, 2), day DATE, at TIMESTAMP_NTZ, seen TIMESTAMP, n BIGINT, ok BOOLEAN"
       spark.sql(s"CREATE TABLE paimon.default.ours_${format}_append ($flat) TBLPROPERTIES ('file.format' = '$format')")
       spark.sql(s"CREATE TABLE paimon.default.ours_${format}_pk ($flat) TBLPROPERTIES ('file.format' = '$format', " +
         "'primary-key' = 'id', 'bucket' = '2', 'changelog-producer' = 'lookup')")
-      spark.sql(s"CREATE TABLE paimon.default.ours_${format}_parquet ($flat) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2')")
-      val rows = "SELECT CAST(id AS INT), concat('n', id), CAST(id * 1.25 AS DECIMAL(10, 2)), date_add(DATE '2024-01-01', " +
-        "CAST(id AS INT)), TIMESTAMP_NTZ '2024-01-01 10:00:00' + make_interval(0, 0, 0, 0, 0, 0, id), " +
-        "TIMESTAMP '2024-01-01 10:00:00.123456' + make_interval(0, 0, 0, 0, 0, id), IF(id % 3 = 0, NULL, id * 7), id % 2 = 0 "
-      Seq("append", "pk", "parquet").foreach { kind =>
-        val t = s"paimon.default.ours_${format}_$kind"
-        spark.sql(s"INSERT INTO $t $rows FROM range(1, 40)")
-        spark.sql(s"INSERT INTO $t $rows FROM range(30, 60)")
-        if (kind != "append") {
-          spark.sql(s"UPDATE $t SET name = 'updated' WHERE id % 5 = 0")
-          spark.sql(s"DELETE FROM $t WHERE id % 7 = 0")
-          spark.sql(s"CALL paimon.sys.compact(table => 'default.ours_${format}_$kind')")
-        }
-      }
+      written(s"ours_${format}_append", append = true)
+      written(s"ours_${format}_pk", append = false)
       javaReadsEverySnapshot(s"ours_${format}_append", Set(format))
       javaReadsEverySnapshot(s"ours_${format}_pk", Set(format))
       // The same rows in Parquet: the manifests hold the same statistics (bounds, null counts).
-      def stats(kind: String) = ours(s"SELECT level, record_count, null_value_counts, min_value_stats, max_value_stats " +
-        s"FROM paimon.default.`ours_${format}_$kind$$files`")
-      assert(stats("pk") == stats("parquet"))
+      assert(stats(s"ours_${format}_pk") == parquetStats)
       // Lookup changelog files too are in the table's format.
       assert(Files.list(warehouse.resolve(s"default.db/ours_${format}_pk/bucket-0")).iterator().asScala
         .map(_.getFileName.toString).filter(_.startsWith("changelog-")).forall(_.endsWith(s".$format")))

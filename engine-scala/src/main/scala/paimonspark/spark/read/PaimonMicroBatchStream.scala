@@ -179,8 +179,9 @@ final class PaimonMicroBatchStream(table: FileStoreTable, options: Map[String, S
       val buckets = Some(ps.map(p => PrimaryKeyWriter.sequenceKey(p.split.partitionBytes, p.split.bucket)).toSet)
       val columns = SparkSchemas.sparkSchema(at.schema)
       val files = ps.flatMap(_.split.files.map(_.fileName)).toSet
-      val scan = if (at.isPrimaryKeyTable) new PrimaryKeyScan(at, columns, Nil, None, buckets = buckets,
-          fileFilter = f => files(f.fileName))
+      // Files read as they are (with their deletion vectors), or merged by key.
+      val scan = if (at.isPrimaryKeyTable && !at.options.deletionVectors) new PrimaryKeyScan(at, columns, Nil, None,
+          buckets = buckets, fileFilter = f => files(f.fileName))
         else new PaimonScan(at, columns, Nil, None, f => files(f.fileName), buckets)
       val factory = scan.createReaderFactory()
       scan.planInputPartitions().map(p => SnapshotPart(p, factory, scan.readSchema(), snapshot.id,

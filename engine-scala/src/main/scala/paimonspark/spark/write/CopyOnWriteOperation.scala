@@ -1,13 +1,13 @@
 package paimonspark.spark.write
 
 import org.apache.spark.sql.connector.expressions.NamedReference
-import org.apache.spark.sql.connector.read.{Scan, ScanBuilder}
+import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperation, Write, WriteBuilder}
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import paimonspark.spark.{SparkSchemas, SparkTable}
-import paimonspark.spark.read.{FilePathColumn, PaimonScan, PushDownScanBuilder}
+import paimonspark.spark.SparkTable
+import paimonspark.spark.read.FilePathColumn
 import paimonspark.table.write.OverwriteScope
 
 /**
@@ -19,26 +19,17 @@ import paimonspark.table.write.OverwriteScope
  * removed meanwhile fails the commit ([[OverwriteScope.Files]]).
  */
 final class CopyOnWriteOperation(table: SparkTable, command: Command) extends RowLevelOperation {
-  private var scan: Option[PaimonScan] = None
+  private val files = new StatementScan(table.store, s"$command of ${table.name()}")
 
   override def command(): Command = command
 
   override def description(): String = s"copy-on-write $command of ${table.name()}"
 
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
-    val store = table.store
-    new PushDownScanBuilder(store.schema, SparkSchemas.sparkSchema(store.schema)) {
-      override def build(): Scan = {
-        val files = new PaimonScan(store, required, Nil, predicate)
-        scan = Some(files)
-        files
-      }
-    }
-  }
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = files.builder
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new WriteBuilder {
     override def build(): Write = {
-      val read = scan.getOrElse(throw new IllegalStateException(s"$command of ${table.name()} wrote before it read"))
+      val read = files.scan
       new PaimonWrite(table, Some(() => OverwriteScope.Files(read.plannedFiles)), info.queryId())
     }
   }

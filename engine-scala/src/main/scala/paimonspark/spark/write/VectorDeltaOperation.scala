@@ -6,15 +6,15 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.expressions.NamedReference
-import org.apache.spark.sql.connector.read.{Scan, ScanBuilder}
+import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write.{DataWriter, DeltaBatchWrite, DeltaWrite, DeltaWriteBuilder, DeltaWriter,
   DeltaWriterFactory, LogicalWriteInfo, PhysicalWriteInfo, SupportsDelta, WriterCommitMessage}
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.format.FileIdentifier
-import paimonspark.spark.{SparkSchemas, SparkTable}
-import paimonspark.spark.read.{FilePathColumn, PaimonScan, PushDownScanBuilder, RowIndexColumn}
+import paimonspark.spark.SparkTable
+import paimonspark.spark.read.{FilePathColumn, PaimonScan, RowIndexColumn}
 import paimonspark.table.write.{AppendVectors, OverwriteScope, WrittenFiles}
 
 /**
@@ -26,7 +26,7 @@ import paimonspark.table.write.{AppendVectors, OverwriteScope, WrittenFiles}
  * statement changed, fail the commit.
  */
 final class VectorDeltaOperation(table: SparkTable, command: Command) extends SupportsDelta {
-  private var scan: Option[PaimonScan] = None
+  private val files = new StatementScan(table.store, s"$command of ${table.name()}")
 
   override def command(): Command = command
 
@@ -36,21 +36,10 @@ final class VectorDeltaOperation(table: SparkTable, command: Command) extends Su
 
   override def representUpdateAsDeleteAndInsert(): Boolean = true
 
-  // No filter reaches the files: a skipped row group would shift the positions counted after it.
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
-    val store = table.store
-    new PushDownScanBuilder(store.schema, SparkSchemas.sparkSchema(store.schema)) {
-      override def build(): Scan = {
-        val files = new PaimonScan(store, required, Nil, predicate)
-        scan = Some(files)
-        files
-      }
-    }
-  }
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = files.builder
 
   override def newWriteBuilder(info: LogicalWriteInfo): DeltaWriteBuilder = new DeltaWriteBuilder {
-    override def build(): DeltaWrite = new VectorDeltaWrite(table,
-      scan.getOrElse(throw new IllegalStateException(s"$command of ${table.name()} wrote before it read")), info.queryId())
+    override def build(): DeltaWrite = new VectorDeltaWrite(table, files.scan, info.queryId())
   }
 }
 

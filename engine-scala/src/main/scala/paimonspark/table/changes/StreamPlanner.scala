@@ -82,14 +82,18 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
       if (snapshots.latestId().exists(_ >= position.snapshotId)) throw expired(position.snapshotId) else None
     case Some(s) if position.full =>
       // Files a compaction has not yet turned into changelog are read from there instead: level 0 of
-      // a lookup table, everything below the top level of a full-compaction one.
+      // a lookup table, everything below the top level of a full-compaction one. A primary-key table
+      // with deletion vectors shows level 0 only once compacted, as its batch reads do.
       val top = table.options.numLevels - 1
+      val vectors = table.options.deletionVectors
       val settled = (split: DataSplit) => table.options.changelogProducer match {
+        case _ if vectors && table.isPrimaryKeyTable => split.copy(files = split.files.filter(_.level > 0))
         case ChangelogProducer.Lookup => split.copy(files = split.files.filter(_.level > 0))
         case ChangelogProducer.FullCompaction => split.copy(files = split.files.filter(_.level == top))
         case _ => split
       }
-      Some(ordered(new ScanPlanner(table).plan(Some(s), None)).map(settled).filter(_.files.nonEmpty)
+      Some(ordered(new ScanPlanner(table, appliesDeletionVectors = vectors).plan(Some(s), None)).map(settled)
+        .filter(_.files.nonEmpty)
         .map(StreamPiece(s, _, full = true)))
     case Some(s) if readOverwrite && s.commitKind == CommitKind.Overwrite && table.isPrimaryKeyTable =>
       // As in Paimon, an overwrite's changes are what it removed against what it added, per bucket;
