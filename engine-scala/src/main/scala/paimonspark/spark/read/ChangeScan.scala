@@ -1,5 +1,7 @@
 package paimonspark.spark.read
 
+import scala.collection.mutable
+
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
 import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, JoinedRow}
@@ -8,14 +10,18 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import paimonspark.format.{KeyValueFields, SparkTypes, TableSchema}
+import paimonspark.format.{DeletionFile, DeletionVector, KeyValueFields, SparkTypes, TableSchema}
+import paimonspark.fs.HadoopConf
 import paimonspark.lsm.KeyValue
 import paimonspark.table.FileStoreTable
 import paimonspark.table.changes.CommitChanges
 
-/** One commit's file of changes, with what every row read from it carries. */
+/**
+ * One commit's file of changes, with what every row read from it carries, and the deletion vector
+ * whose rows it leaves out (a file of a snapshot's state, read as its changes).
+ */
 final case class ChangeFile(path: String, size: Long, schemaId: Long, partitionValues: InternalRow, snapshotId: Long,
-    commitMicros: Long)
+    commitMicros: Long, deletion: Option[DeletionFile] = None)
 
 /** Change files read by one task, in commit order. */
 final case class ChangeSplit(files: Array[ChangeFile]) extends InputPartition
@@ -84,15 +90,16 @@ final class ChangeScan(table: FileStoreTable, planCommits: () => Seq[CommitChang
     val files = commits.flatMap { c =>
       c.splits.flatMap(split => split.files.map { f =>
         ChangeFile(table.dataFilePath(split.partitionBytes, split.bucket, f).toString, f.fileSize, f.schemaId, split.partition,
-          c.snapshot.id, c.snapshot.timeMillis * 1000L)
+          c.snapshot.id, c.snapshot.timeMillis * 1000L, split.deletionFiles.get(f.fileName))
       })
     }
     ChangeSplit.packed(table, files).toArray
   }
 
+  // Files with deletion vectors are read whole: a skipped row group would shift the positions after it.
   override def createReaderFactory(): PartitionReaderFactory =
-    ChangeReaderFactory.of(table, required, added, filters,
-      commits.flatMap(_.splits.flatMap(_.files.map(_.schemaId))).distinct.map(table.schemaWithId))
+    ChangeReaderFactory.of(table, required, added, if (commits.exists(_.splits.exists(_.deletionFiles.nonEmpty))) Nil
+      else filters, commits.flatMap(_.splits.flatMap(_.files.map(_.schemaId))).distinct.map(table.schemaWithId))
 }
 
 object ChangeReaderFactory {
@@ -109,7 +116,7 @@ object ChangeReaderFactory {
     val fileFields = if (keyValueFiles) SchemaReaders.keyValueFields(table.location.toString) _ else SchemaReaders.appendFields _
     val readers = SchemaReaders.build(table, readFields, fileFields, new StructType(), dataFilters, schemas)
     new ChangeReaderFactory(new SparkFileReader(readers), SparkTypes.physical(SparkTypes.toSparkStruct(readFields,
-      withFieldIds = false)), required, schema.partitionKeys, added, keyValueFiles)
+      withFieldIds = false)), required, schema.partitionKeys, added, keyValueFiles, table.io.hadoopConf)
   }
 }
 
@@ -118,7 +125,8 @@ object ChangeReaderFactory {
  * computed from the row's kind and its commit.
  */
 final class ChangeReaderFactory(files: SparkFileReader, fileRead: StructType, output: StructType,
-    partitionKeys: Seq[String], added: ChangeColumns, keyValueFiles: Boolean) extends PartitionReaderFactory {
+    partitionKeys: Seq[String], added: ChangeColumns, keyValueFiles: Boolean, conf: HadoopConf)
+    extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val split = partition.asInstanceOf[ChangeSplit]
@@ -142,13 +150,18 @@ final class ChangeReaderFactory(files: SparkFileReader, fileRead: StructType, ou
       private val remaining = split.files.iterator
       private var file: ChangeFile = _
       private var rows: paimonspark.format.DataFileReader.Rows = _
+      private var vector: Option[DeletionVector] = None
+      private var position = -1L
+      private val indexFiles = mutable.HashMap.empty[String, Array[Byte]]
 
       override def next(): Boolean = {
         while (true) {
           while (rows != null && rows.hasNext) {
             val row = rows.next()
+            position += 1
             val kind = if (kindOrdinal < 0) KeyValue.Insert else row.getByte(kindOrdinal)
-            if (keepRetractions || kind == KeyValue.Insert || kind == KeyValue.UpdateAfter) {
+            if ((keepRetractions || kind == KeyValue.Insert || kind == KeyValue.UpdateAfter) &&
+                !vector.exists(_.isDeleted(position))) {
               var i = 0
               while (i < extras.length) { extraRow.update(i, ChangeColumns.value(extras(i), kind, file)); i += 1 }
               projected.project(joined(row, withExtras(file.partitionValues, extraRow)))
@@ -160,6 +173,9 @@ final class ChangeReaderFactory(files: SparkFileReader, fileRead: StructType, ou
           if (!remaining.hasNext) return false
           file = remaining.next()
           rows = files.open(new Path(file.path), file.size, file.schemaId)
+          position = -1L
+          vector = file.deletion.map(d => DeletedRows.load(d,
+            indexFiles.getOrElseUpdate(d.indexFile, DeletedRows.indexFile(d.indexFile, conf.value))))
         }
         false
       }

@@ -13,7 +13,7 @@ import paimonspark.spark.SparkTable
 import paimonspark.spark.read.{ChangeColumns, ChangeScan, ChangeScanBuilder, PrimaryKeyScan, PushDownScanBuilder}
 import paimonspark.table.FileStoreTable
 import paimonspark.table.changes.CommitChanges
-import paimonspark.table.scan.ScanPlanner
+import paimonspark.table.scan.{DataSplit, ScanPlanner}
 
 /**
  * `t$audit_log`: the table's rows led by their kind (`rowkind`: +I, -U, +U, -D). Over a range of
@@ -32,13 +32,21 @@ final class AuditLogTable(table: FileStoreTable, displayName: String) extends Ta
       SparkTable.changeScan(at, options, ChangeColumns.AuditLog).getOrElse(new SnapshotScanBuilder(at)))
   }
 
-  /** The rows of one snapshot with their kinds; an append table's rows are all inserts. */
+  /**
+   * The rows of one snapshot with their kinds; an append table's rows are all inserts. A
+   * primary-key table with deletion vectors is read as its batch reads are, files above level 0
+   * less their marked rows, each row with the kind it was written with.
+   */
   private final class SnapshotScanBuilder(at: FileStoreTable) extends PushDownScanBuilder(at.schema, schema()) {
     override def build(): Scan =
-      if (at.isPrimaryKeyTable) new PrimaryKeyScan(at, required, pushed.toSeq, predicate, rowKind = true)
-      else {
+      if (at.isPrimaryKeyTable && !at.options.deletionVectors) {
+        new PrimaryKeyScan(at, required, pushed.toSeq, predicate, rowKind = true)
+      } else {
         val (snapshot, filter) = (at.currentSnapshot(), predicate)
-        new ChangeScan(at, () => snapshot.toSeq.map(s => CommitChanges(s, new ScanPlanner(at).plan(Some(s), filter))),
+        val visible = (split: DataSplit) => if (at.isPrimaryKeyTable) split.copy(files = split.files.filter(_.level > 0))
+          else split
+        new ChangeScan(at, () => snapshot.toSeq.map(s => CommitChanges(s,
+          new ScanPlanner(at, appliesDeletionVectors = true).plan(Some(s), filter).map(visible).filter(_.files.nonEmpty))),
           ChangeColumns.AuditLog, required, pushed.toSeq)
       }
   }
