@@ -22,9 +22,10 @@ from upsert_ingest import BUCKETS, Sizes, cached_batches, preload
 
 NAME = "deletion_vectors"
 TITLE = "Deletion vectors: upsert ingest and scans, merge-on-read against deletion vectors"
-INGEST_ROWS = 2_000_000  # the table the batches go into; each batch is a tenth of it
+INGEST_ROWS = 10_000_000  # sizes the batches (a tenth each) and the preload (half of it)
 DV_BATCHES = 5
 SCAN_GOAL = 0.9  # a deletion-vector scan at least 0.9x the throughput of a fully compacted table's
+SCAN_REPEATS = 5  # scans take seconds: more runs than the ingest's steady the median
 
 
 def sorted_runs(spark: SparkSession, table: str) -> float:
@@ -92,7 +93,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
         scan(t)  # untimed: each read path's class loading and JIT
     scan_wall = {s: [] for s in scanned}
     scan_cpu = {s: [] for s in scanned}
-    for i in range(repeats):
+    for i in range(max(repeats, SCAN_REPEATS)):
         for system in (list(scanned) if i % 2 == 0 else list(reversed(scanned))):
             w, c = timed_with_cpu(spark, lambda: scan(scanned[system]))
             scan_wall[system].append(w)

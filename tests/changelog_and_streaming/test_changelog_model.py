@@ -26,7 +26,7 @@ CASES = [
     ("none", "deduplicate", MIXED, True),
 ]
 KEYS = 12
-COMMITS = 7
+COMMITS = 6
 
 
 def state_at(spark, name: str, sid: int) -> dict[int, tuple]:

@@ -30,16 +30,16 @@ def snapshots(moto, bucket, table):
     return found
 
 
-def test_three_writer_processes_append_eight_commits_each_and_none_is_lost(spark, moto, bucket, writers):
+def test_three_writer_processes_append_six_commits_each_and_none_is_lost(spark, moto, bucket, writers):
     spark.sql("CREATE TABLE paimon.default.conc (writer INT, seq BIGINT) TBLPROPERTIES ('commit.max-retries' = '200', "
               "'write-only' = 'true')")
-    assert writers.run("paimon.default.conc", 8) == {w: 8 for w in range(1, 4)}
+    assert writers.run("paimon.default.conc", 6) == {w: 6 for w in range(1, 4)}
     found = snapshots(moto, bucket, "conc")
-    assert sorted(found) == list(range(1, 25))
+    assert sorted(found) == list(range(1, 19))
     commits = Counter((s["commitUser"], s["commitIdentifier"]) for s in found.values())
-    assert len(commits) == 24 and max(commits.values()) == 1
+    assert len(commits) == 18 and max(commits.values()) == 1
     got = sorted((r.writer, r.seq) for r in spark.table("paimon.default.conc").collect())
-    assert got == sorted((w, i * 1000000) for w in range(1, 4) for i in range(8))
+    assert got == sorted((w, i * 1000000) for w in range(1, 4) for i in range(6))
 
 
 def test_two_writers_upsert_and_compact_one_primary_key_table_on_s3(spark, moto, bucket, oracle, writers):

@@ -6,7 +6,10 @@ import java.util.zip.CRC32
 
 import scala.collection.mutable
 
+import org.apache.hadoop.fs.Path
 import org.roaringbitmap.RoaringBitmap
+
+import paimonspark.fs.FileIO
 
 /**
  * The positions of a data file's deleted rows, as Paimon 1.x keeps them in a `DELETION_VECTORS`
@@ -128,6 +131,13 @@ object DeletionFile {
     val Array(offset, length, path) = text.split(":", 3)
     DeletionFile(path, offset.toLong, length.toLong)
   }
+
+  /** The vectors at `files` (by data file name), each index file read once. */
+  def readAll(io: FileIO, files: Map[String, DeletionFile]): Map[String, DeletionVector] =
+    files.groupBy(_._2.indexFile).flatMap { case (path, inFile) =>
+      val bytes = io.readBytes(new Path(path))
+      inFile.map { case (dataFile, d) => dataFile -> DeletionVector.read(bytes, d.offset, d.length, path) }
+    }
 }
 
 /**

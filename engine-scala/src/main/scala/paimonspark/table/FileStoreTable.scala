@@ -4,7 +4,8 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.InternalRow
 
 import paimonspark.TableNotFoundException
-import paimonspark.format.{BinaryRow, DataFileMeta, LevelFormats, PartitionPath, Snapshot, TablePaths, TableSchema}
+import paimonspark.format.{BinaryRow, DataFileMeta, DeletionFile, IndexFileEntry, LevelFormats, PartitionPath, Snapshot,
+  TablePaths, TableSchema}
 import paimonspark.fs.FileIO
 import paimonspark.lsm.DataFileSettings
 
@@ -98,6 +99,12 @@ final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: Ta
 
   def dataFilePath(partition: Array[Byte], bucket: Int, file: DataFileMeta): Path =
     file.externalPath.map(new Path(_)).getOrElse(paths.dataFile(partitionPath(partition), bucket, file.fileName))
+
+  /** Where each data file of an index file's entry has its deletion vector (a `DELETION_VECTORS` file's entry). */
+  def deletionFiles(index: IndexFileEntry): Seq[(String, DeletionFile)] = {
+    val path = index.externalPath.getOrElse(paths.indexFile(index.fileName).toString)
+    index.deletionVectors.map(v => v.dataFile -> DeletionFile(path, v.offset, v.length))
+  }
 }
 
 object FileStoreTable {

@@ -2,6 +2,8 @@ package paimonspark.interop
 
 import java.nio.ByteBuffer
 import java.nio.file.Files
+import java.time.LocalDateTime
+import java.time.format.DateTimeFormatter
 
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
@@ -92,6 +94,28 @@ class DeletionVectorWriteSuite extends AnyFunSuite with BeforeAndAfterAll {
     walk("aggregate", ", 'merge-engine' = 'aggregation', 'fields.n.aggregate-function' = 'sum', " +
       "'fields.a.aggregate-function' = 'last_non_null_value'", deletes = false,
       (old, row) => old.fold(row)(o => Seq(row(0), Option(row(1)).getOrElse(o(1)), o(2).asInstanceOf[Long] + row(2).asInstanceOf[Long])))
+  }
+
+  test("tags, rollback and orphan cleanup keep the index files the snapshots they keep use") {
+    sql("CREATE TABLE paimon.default.history (id INT, a STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', " +
+      "'deletion-vectors.enabled' = 'true')")
+    sql("INSERT INTO paimon.default.history SELECT CAST(id AS INT), concat('v', id) FROM range(2000)")
+    sql("INSERT INTO paimon.default.history VALUES (1, 'one'), (2, 'two')")
+    assert(count("SELECT count(*) FROM paimon.default.`history$table_indexes`") == 1)
+    sql("CALL paimon.sys.create_tag(table => 'default.history', tag => 'marked')")
+    val marked = ours("SELECT * FROM paimon.default.history")
+    sql("INSERT INTO paimon.default.history VALUES (3, 'three')")
+    sql("CALL paimon.sys.compact(table => 'default.history')")
+    assert(count("SELECT count(*) FROM paimon.default.`history$table_indexes`") == 0, "a full compaction needs no vector")
+    sql("CALL paimon.sys.expire_snapshots(table => 'default.history', retain_max => 1, retain_min => 1)")
+    val now = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"))
+    sql(s"CALL paimon.sys.remove_orphan_files(table => 'default.history', older_than => '$now')")
+    // The tag still reads through its snapshot's vectors, for both; then the table rolls back to it.
+    assert(ours("SELECT * FROM paimon.default.history VERSION AS OF 'marked'") == marked)
+    assert(java.atTag("default.history", "marked") == marked)
+    sql("CALL paimon.sys.rollback(table => 'default.history', version => 'marked')")
+    assert(ours("SELECT * FROM paimon.default.history") == marked && java.rows("default.history") == marked)
+    assert(count("SELECT count(*) FROM paimon.default.`history$table_indexes`") == 1)
   }
 
   test("64-bit vectors and the lookup changelog producer together; expiry keeps the index files still used") {

@@ -2,9 +2,7 @@ package paimonspark.table.compact
 
 import java.nio.ByteBuffer
 
-import org.apache.hadoop.fs.Path
-
-import paimonspark.format.{DataFileMeta, DataFileReader, DeletionFile, DeletionVector, FileKind, FileSource, ManifestEntry}
+import paimonspark.format.{DataFileMeta, DataFileReader, DeletionFile, FileKind, FileSource, ManifestEntry}
 import paimonspark.table.{FileStoreTable, Predicate}
 import paimonspark.table.scan.ScanPlanner
 import paimonspark.table.write.{AppendVectors, AppendWriter, TableCommit}
@@ -54,12 +52,10 @@ object AppendCompaction {
    */
   def run(table: FileStoreTable, task: AppendCompactTask, reader: DataFileReader): AppendCompactResult = {
     val writer = new AppendWriter(table, FileSource.Compact, task.files.head.minSequenceNumber)
-    val indexFiles = task.deletionFiles.values.map(_.indexFile).toSeq.distinct
-      .map(p => p -> table.io.readBytes(new Path(p))).toMap
+    val vectors = DeletionFile.readAll(table.io, task.deletionFiles)
     try {
       task.files.foreach { file =>
-        val vector = task.deletionFiles.get(file.fileName).map(d => DeletionVector.read(indexFiles(d.indexFile), d.offset,
-          d.length, d.indexFile))
+        val vector = vectors.get(file.fileName)
         val rows = reader.open(table.dataFilePath(task.partition, task.bucket, file), file.fileSize, file.schemaId)
         var position = -1L
         try rows.foreach { row =>

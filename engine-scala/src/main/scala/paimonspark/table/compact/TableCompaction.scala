@@ -1,13 +1,12 @@
 package paimonspark.table.compact
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.format.{DataFileMeta, DataFileReader, DeletionFile, DeletionVector, DeletionVectorIndexFile,
-  FileKind, FileNamer, IndexFileEntry, IndexManifestAvro, ManifestEntry, TablePaths}
+import paimonspark.format.{DataFileMeta, DataFileReader, DeletionFile, FileKind, IndexManifestAvro, ManifestEntry}
 import paimonspark.lsm.{BucketVectors, ChangelogSettings, CompactUnit, Compactor, MergeEngineSpec, SortedRun}
 import paimonspark.table.{FileStoreTable, KeyLayout, Predicate}
 import paimonspark.table.options.ChangelogProducer
 import paimonspark.table.scan.ScanPlanner
-import paimonspark.table.write.{IndexChange, PrimaryKeyWriter, TableCommit}
+import paimonspark.table.write.{IndexChange, PrimaryKeyWriter, TableCommit, VectorIndexFile}
 
 /**
  * One bucket's compaction: what to merge, into which level, and whether retractions may go; with
@@ -92,33 +91,17 @@ object TableCompaction {
     }
     val changelog = settledLevel.map(level => ChangelogSettings(table.changelogFileSettings, level,
       options.changelogRowDeduplicate, options.changelogRowDeduplicateIgnoreFields.toSet))
-    val vectors = if (options.deletionVectors) Some(new BucketVectors(readVectors(table, task.deletionFiles))) else None
+    val vectors = if (options.deletionVectors) Some(new BucketVectors(DeletionFile.readAll(table.io, task.deletionFiles)))
+      else None
     val outcome = compactor.compact(dir, task.unit, task.dropRetractions, changelog, task.lookupRuns, vectors)
     def entries(kind: Int, files: Seq[DataFileMeta]) =
       files.map(ManifestEntry(kind, task.partition, task.bucket, task.totalBuckets, _))
     val rewritten = outcome.removed.map(_.fileName).toSet -- outcome.added.map(_.fileName)
-    val index = vectors.flatMap(_.after(rewritten)).map(writeVectors(table, task, _))
+    // One index file with the bucket's vectors after the compaction (none if none is left), replacing its old ones.
+    val index = vectors.flatMap(_.after(rewritten)).map(v => IndexChange(task.partition, task.bucket,
+      IndexManifestAvro.DeletionVectorsIndex, VectorIndexFile.write(table, task.partition, task.bucket, v), task.vectorIndexFiles))
     CompactResult(task, entries(FileKind.Delete, outcome.removed), entries(FileKind.Add, outcome.added),
       entries(FileKind.Add, outcome.changelog), index.toSeq)
-  }
-
-  /** The vectors of a bucket's files, each index file read once. */
-  private def readVectors(table: FileStoreTable, files: Map[String, DeletionFile]): Map[String, DeletionVector] =
-    files.groupBy(_._2.indexFile).flatMap { case (path, inFile) =>
-      val bytes = table.io.readBytes(new org.apache.hadoop.fs.Path(path))
-      inFile.map { case (dataFile, d) => dataFile -> DeletionVector.read(bytes, d.offset, d.length, path) }
-    }
-
-  /** One index file with the bucket's vectors after a compaction (none if none is left), replacing its old ones. */
-  private def writeVectors(table: FileStoreTable, task: CompactTask, vectors: Seq[(String, DeletionVector)]): IndexChange = {
-    val entries = if (vectors.isEmpty) Nil else {
-      val name = new FileNamer(TablePaths.IndexFilePrefix, "").next()
-      val (bytes, ranges) = DeletionVectorIndexFile.write(vectors, table.options.deletionVectorsBitmap64)
-      table.io.writeBytes(table.paths.indexFile(name), bytes)
-      Seq(IndexFileEntry(FileKind.Add, task.partition, task.bucket, IndexManifestAvro.DeletionVectorsIndex, name,
-        bytes.length.toLong, vectors.size.toLong, ranges))
-    }
-    IndexChange(task.partition, task.bucket, IndexManifestAvro.DeletionVectorsIndex, entries, task.vectorIndexFiles)
   }
 
   /** Commits the results as one COMPACT snapshot; on a conflict the new files are deleted again. */

@@ -45,10 +45,8 @@ final class ScanPlanner(table: FileStoreTable, checksFeatures: Boolean = true, a
     val vectors = indexes.filter(_.indexType == IndexManifestAvro.DeletionVectorsIndex).groupBy(e => (e.partitionKey, e.bucket))
     if (vectors.isEmpty) splits
     else splits.map { split =>
-      val files = vectors.getOrElse((java.nio.ByteBuffer.wrap(split.partitionBytes), split.bucket), Nil).flatMap { e =>
-        val path = e.externalPath.getOrElse(table.paths.indexFile(e.fileName).toString)
-        e.deletionVectors.map(v => v.dataFile -> DeletionFile(path, v.offset, v.length))
-      }.toMap
+      val files = vectors.getOrElse((java.nio.ByteBuffer.wrap(split.partitionBytes), split.bucket), Nil)
+        .flatMap(table.deletionFiles).toMap
       split.copy(deletionFiles = files)
     }
   }

@@ -2,10 +2,7 @@ package paimonspark.table.write
 
 import java.nio.ByteBuffer
 
-import org.apache.hadoop.fs.Path
-
-import paimonspark.format.{DeletionVector, DeletionVectorIndexFile, FileKind, FileNamer, IndexFileEntry,
-  IndexManifestAvro, Snapshot, TablePaths}
+import paimonspark.format.{DeletionFile, DeletionVector, IndexManifestAvro, Snapshot}
 import paimonspark.table.FileStoreTable
 
 /**
@@ -21,11 +18,7 @@ final class AppendVectors(table: FileStoreTable, snapshot: Option[Snapshot]) {
 
   /** The vectors `partition`'s data files have in `snapshot`, by data file name. */
   def vectors(partition: Array[Byte]): Map[String, DeletionVector] =
-    indexes.getOrElse(ByteBuffer.wrap(partition), Nil).flatMap { e =>
-      val path = e.externalPath.map(new Path(_)).getOrElse(table.paths.indexFile(e.fileName))
-      val bytes = table.io.readBytes(path)
-      e.deletionVectors.map(r => r.dataFile -> DeletionVector.read(bytes, r.offset, r.length, path.toString))
-    }.toMap
+    DeletionFile.readAll(table.io, indexes.getOrElse(ByteBuffer.wrap(partition), Nil).flatMap(table.deletionFiles).toMap)
 
   /**
    * The partition's index rewritten: rows `marked` added to their files' vectors, the vectors of
@@ -38,14 +31,8 @@ final class AppendVectors(table: FileStoreTable, snapshot: Option[Snapshot]) {
       val after = (before.keySet ++ marked.keySet).filterNot(dropped).toSeq.sorted.map { file =>
         file -> before.getOrElse(file, DeletionVector.empty).withDeleted(marked.getOrElse(file, Nil))
       }
-      val entries = if (after.isEmpty) Nil else {
-        val name = new FileNamer(TablePaths.IndexFilePrefix, "").next()
-        val (bytes, ranges) = DeletionVectorIndexFile.write(after, table.options.deletionVectorsBitmap64)
-        table.io.writeBytes(table.paths.indexFile(name), bytes)
-        Seq(IndexFileEntry(FileKind.Add, partition, AppendVectors.Bucket, IndexManifestAvro.DeletionVectorsIndex, name,
-          bytes.length.toLong, after.size.toLong, ranges))
-      }
-      Some(IndexChange(partition, AppendVectors.Bucket, IndexManifestAvro.DeletionVectorsIndex, entries,
+      Some(IndexChange(partition, AppendVectors.Bucket, IndexManifestAvro.DeletionVectorsIndex,
+        VectorIndexFile.write(table, partition, AppendVectors.Bucket, after),
         indexes.getOrElse(ByteBuffer.wrap(partition), Nil).map(_.fileName).toSet))
     }
   }

@@ -28,7 +28,6 @@ class ReadPackingSuite extends AnyFunSuite with BeforeAndAfterAll {
   private val kinds: Seq[(String, String)] = Seq(
     "append" -> "'bucket' = '-1'",
     "dedup" -> pk,
-    "dynamic" -> "'primary-key' = 'p,id', 'bucket' = '-1', 'write-only' = 'true'",
     // One merge engine beside deduplicate: packing hands every engine the same key ranges to merge.
     "partial" -> s"$pk, 'merge-engine' = 'partial-update', 'changelog-producer' = 'input'")
 
