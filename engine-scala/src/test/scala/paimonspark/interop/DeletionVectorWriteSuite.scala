@@ -13,7 +13,7 @@ import org.apache.paimon.types.RowKind
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
-import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
+import paimonspark.{CorruptFileException, InvalidOptionException, UnsupportedFeatureException}
 import paimonspark.format.DeletionVector
 import paimonspark.spark.LocalSession
 
@@ -116,6 +116,18 @@ class DeletionVectorWriteSuite extends AnyFunSuite with BeforeAndAfterAll {
     sql("CALL paimon.sys.rollback(table => 'default.history', version => 'marked')")
     assert(ours("SELECT * FROM paimon.default.history") == marked && java.rows("default.history") == marked)
     assert(count("SELECT count(*) FROM paimon.default.`history$table_indexes`") == 1)
+    // A damaged vector (one bit of its bitmap flipped: the checksum no longer holds) fails the read, naming its file.
+    val range = spark.sql("SELECT file_name, inline(dv_ranges) FROM paimon.default.`history$table_indexes`").head()
+    val index = warehouse.resolve("default.db/history/index").resolve(range.getString(0))
+    val bytes = Files.readAllBytes(index)
+    val damaged = bytes.clone()
+    damaged(range.getInt(2) + 12) = (damaged(range.getInt(2) + 12) ^ 1).toByte
+    Files.write(index, damaged)
+    try {
+      val e = intercept[Exception](sql("SELECT * FROM paimon.default.history"))
+      val named = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).collectFirst { case c: CorruptFileException => c }
+      assert(named.exists(c => c.getMessage.contains(range.getString(0)) && c.getMessage.contains("checksum")), e)
+    } finally Files.write(index, bytes)
   }
 
   test("64-bit vectors and the lookup changelog producer together; expiry keeps the index files still used") {
