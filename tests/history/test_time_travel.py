@@ -405,3 +405,25 @@ def test_writing_with_a_time_travel_option_is_refused(spark, warehouse, append_h
         df.writeTo("paimon.default.tt_append").option(option, value).append()
     assert listing(root) == before
     assert snapshot_ids(warehouse, "tt_append") == [1, 2, 3, 4]
+
+
+def test_session_options_travel_every_read_and_a_tables_own_win(spark):
+    spark.sql("CREATE TABLE paimon.default.dyn (a INT)")
+    for v in (1, 2, 3):
+        spark.sql(f"INSERT INTO paimon.default.dyn VALUES ({v})")
+    try:
+        # Paimon's dynamic options: for every table, then for one table, which wins; the read's own win over both.
+        spark.sql("SET `spark.paimon.scan.snapshot-id`=1")
+        assert rows(spark.table("paimon.default.dyn")) == [(1,)]
+        spark.conf.set("spark.paimon.paimon.default.dyn.scan.snapshot-id", "2")
+        assert rows(spark.table("paimon.default.dyn")) == [(1,), (2,)]
+        assert rows(spark.read.option("scan.snapshot-id", "3").table("paimon.default.dyn")) == [(1,), (2,), (3,)]
+        spark.conf.unset("spark.paimon.paimon.default.dyn.scan.snapshot-id")
+        # Checked like any read option: a malformed value is refused, never ignored.
+        spark.conf.set("spark.paimon.scan.mode", "bogus")
+        with pytest.raises(InvalidOptionError, match="scan.mode"):
+            spark.table("paimon.default.dyn").collect()
+    finally:
+        for key in ("spark.paimon.scan.snapshot-id", "spark.paimon.scan.mode", "spark.paimon.paimon.default.dyn.scan.snapshot-id"):
+            spark.conf.unset(key)
+    assert rows(spark.table("paimon.default.dyn")) == [(1,), (2,), (3,)]

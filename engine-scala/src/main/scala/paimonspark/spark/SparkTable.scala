@@ -18,7 +18,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
-import paimonspark.spark.catalog.TableName
+import paimonspark.spark.catalog.{SessionOptions, TableName}
 import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder, DiffScanBuilder, FilePathColumn, RowIndexColumn,
   PaimonMicroBatchStream, PaimonScanBuilder, StreamableScanBuilder}
 import paimonspark.spark.system.SystemTables
@@ -68,7 +68,8 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
    * Read options naming a branch or a point in history (`spark.read.option(...)`) take effect here;
    * a range of changes (`incremental-between`) reads the rows those commits wrote.
    */
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
+  override def newScanBuilder(given: CaseInsensitiveStringMap): ScanBuilder = {
+    val options = SessionOptions.forRead(tableName, given)
     lazy val table = SparkTable.withReadOptions(store, options)
     SparkTable.streamable(store, options, ChangeColumns.None,
       SparkTable.changeScan(table, options, ChangeColumns.None).getOrElse(new PaimonScanBuilder(table, readOptimized)))
