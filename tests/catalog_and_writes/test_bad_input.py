@@ -155,3 +155,19 @@ def test_read_and_write_options_are_checked_not_ignored(spark, warehouse):
     assert snapshot_count(warehouse, "opts") == 1
     # Spark's own keys and time travel by Spark's names are not Paimon's to refuse.
     assert reader().option("versionAsOf", "1").load(path).count() == 1
+
+
+def test_catalog_table_defaults_apply_at_create_and_a_tables_own_win(spark, warehouse):
+    # Paimon's catalog option table-default.<option>, here on a second catalog over the same warehouse.
+    spark.conf.set("spark.sql.catalog.defaults", "paimonspark.spark.PaimonCatalog")
+    spark.conf.set("spark.sql.catalog.defaults.warehouse", str(warehouse))
+    spark.conf.set("spark.sql.catalog.defaults.table-default.file.format", "orc")
+    spark.conf.set("spark.sql.catalog.defaults.table-default.bucket", "bogus")
+    with pytest.raises(InvalidOptionError, match="bucket"):
+        spark.sql("CREATE TABLE defaults.default.refused (id INT)")
+    spark.sql("CREATE TABLE defaults.default.keyed (id INT) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2')")
+    spark.sql("INSERT INTO defaults.default.keyed VALUES (1)")
+    files = spark.sql("SELECT DISTINCT file_format FROM defaults.default.`keyed$files`").collect()
+    assert [r[0] for r in files] == ["orc"]
+    options = dict(spark.sql("SHOW TBLPROPERTIES defaults.default.keyed").collect())
+    assert options["bucket"] == "2" and options["file.format"] == "orc"

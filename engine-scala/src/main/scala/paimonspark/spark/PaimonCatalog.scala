@@ -30,12 +30,17 @@ import paimonspark.table.schema.SchemaChanges
 class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunctions with PaimonProcedures {
   private var catalogName: String = _
   private var catalog: Catalog = _
+  /** The catalog's `table-default.<option>` values: options of every table created here that does not set its own. */
+  private var tableDefaults: Map[String, String] = Map.empty
 
   override def name(): String = catalogName
 
   override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
     catalogName = name
     catalog = PaimonCatalog.open(name, options)
+    tableDefaults = options.asCaseSensitiveMap().asScala.toMap.collect {
+      case (k, v) if k.startsWith(PaimonCatalog.TableDefault) => k.stripPrefix(PaimonCatalog.TableDefault) -> v
+    }
     if (!catalog.databaseExists(PaimonCatalog.DefaultDatabase)) {
       catalog.createDatabase(PaimonCatalog.DefaultDatabase, Map.empty)
     }
@@ -132,7 +137,7 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
     val (db, t) = parts(ident)
     if (!catalog.databaseExists(db)) throw new NoSuchNamespaceException(ident.namespace())
     if (catalog.tableExists(db, t)) throw new TableAlreadyExistsException((ident.namespace() :+ ident.name()).toIndexedSeq)
-    val props = properties.asScala.toMap
+    val props = tableDefaults ++ properties.asScala.toMap
     val schema = SparkSchemas.create(s"$db.$t", columns.toSeq, partitions.toSeq, props)
     val external = Seq("external", "EXTERNAL").flatMap(props.get).exists(_.trim.equalsIgnoreCase("true"))
     new SparkTable(catalog.createTable(db, t, schema, props.get(TableCatalog.PROP_LOCATION), external), s"$catalogName.$db.$t")
@@ -172,6 +177,7 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
 
 object PaimonCatalog {
   val DefaultDatabase = "default"
+  val TableDefault = "table-default."
 
   /**
    * The catalog the options ask for: Paimon's filesystem catalog over `warehouse`, or with
