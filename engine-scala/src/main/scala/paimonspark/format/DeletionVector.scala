@@ -29,6 +29,15 @@ final class DeletionVector private (bitmaps: Array[RoaringBitmap]) extends Seria
 
   def cardinality: Long = bitmaps.map(_.getLongCardinality).sum
 
+  /** The rows of a file, read from its first, that this vector does not mark. */
+  def live[A](rows: Iterator[A]): Iterator[A] = {
+    var position = -1L
+    rows.filter { _ =>
+      position += 1
+      !isDeleted(position)
+    }
+  }
+
   /** This vector with `positions` deleted too. */
   def withDeleted(positions: Iterable[Long]): DeletionVector = {
     val byKey = mutable.Map.empty[Int, RoaringBitmap]

@@ -8,9 +8,9 @@ import org.apache.spark.sql.types.StructType
 import paimonspark.format.DeletionVector
 
 /**
- * A bucket's deletion vectors while one compaction runs: those its files had before (rows every
- * read of the compaction skips), and the rows it marks, where a key it writes anew had its previous
- * version in a level above the output.
+ * A bucket's (or an append table partition's) deletion vectors while one change is made: those its
+ * files had before (rows every read of a compaction skips), and the rows the change marks (the
+ * previous versions a compaction finds above its output, the rows a DELETE removes).
  */
 final class BucketVectors(before: Map[String, DeletionVector]) extends Serializable {
   private val marked = mutable.Map.empty[String, mutable.ArrayBuffer[Long]]

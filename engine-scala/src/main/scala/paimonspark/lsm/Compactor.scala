@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, Sor
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.format.{DataField, DataFileMeta, DataFileReader, DeletionVector, FileSource, SparkTypes}
+import paimonspark.format.{DataField, DataFileMeta, DataFileReader, FileSource, SparkTypes}
 
 /**
  * Runs one [[CompactUnit]] of a bucket as Paimon does: [[CompactSteps]] decides which files are
@@ -90,7 +90,7 @@ final class Compactor(
     def rows(files: Seq[DataFileMeta]): Iterator[InternalRow] = files.iterator.flatMap { f =>
       val r = reader.open(new Path(bucketDir, f.fileName), f.fileSize, f.schemaId)
       opened += r
-      vectors.flatMap(_.of(f.fileName)).fold[Iterator[InternalRow]](r)(live(r, _))
+      vectors.flatMap(_.of(f.fileName)).fold[Iterator[InternalRow]](r)(_.live(r))
     }
     val sortedRuns = SortedRun.of(files)
     val runs = sortedRuns.map(run => rows(if (run.level == 0) run.files else keyRanges.byMinKey(run.files)))
@@ -114,15 +114,6 @@ final class Compactor(
         writer.abort()
         throw e
     } finally opened.foreach(_.close())
-  }
-
-  /** The rows of a file its deletion vector does not mark. */
-  private def live(rows: Iterator[InternalRow], vector: DeletionVector): Iterator[InternalRow] = {
-    var position = -1L
-    rows.filter { _ =>
-      position += 1
-      !vector.isDeleted(position)
-    }
   }
 }
 

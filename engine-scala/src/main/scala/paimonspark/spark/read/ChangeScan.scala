@@ -1,7 +1,5 @@
 package paimonspark.spark.read
 
-import scala.collection.mutable
-
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
 import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, JoinedRow}
@@ -10,7 +8,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import paimonspark.format.{DeletionFile, DeletionVector, KeyValueFields, SparkTypes, TableSchema}
+import paimonspark.format.{DeletionFile, KeyValueFields, SparkTypes, TableSchema}
 import paimonspark.fs.HadoopConf
 import paimonspark.lsm.KeyValue
 import paimonspark.table.FileStoreTable
@@ -150,18 +148,16 @@ final class ChangeReaderFactory(files: SparkFileReader, fileRead: StructType, ou
       private val remaining = split.files.iterator
       private var file: ChangeFile = _
       private var rows: paimonspark.format.DataFileReader.Rows = _
-      private var vector: Option[DeletionVector] = None
-      private var position = -1L
-      private val indexFiles = mutable.HashMap.empty[String, Array[Byte]]
+      // The rows of the open file its deletion vector does not mark.
+      private var live: Iterator[InternalRow] = Iterator.empty
+      private val vectors = new DeletedRows.TaskVectors
 
       override def next(): Boolean = {
         while (true) {
-          while (rows != null && rows.hasNext) {
-            val row = rows.next()
-            position += 1
+          while (live.hasNext) {
+            val row = live.next()
             val kind = if (kindOrdinal < 0) KeyValue.Insert else row.getByte(kindOrdinal)
-            if ((keepRetractions || kind == KeyValue.Insert || kind == KeyValue.UpdateAfter) &&
-                !vector.exists(_.isDeleted(position))) {
+            if (keepRetractions || kind == KeyValue.Insert || kind == KeyValue.UpdateAfter) {
               var i = 0
               while (i < extras.length) { extraRow.update(i, ChangeColumns.value(extras(i), kind, file)); i += 1 }
               projected.project(joined(row, withExtras(file.partitionValues, extraRow)))
@@ -170,12 +166,11 @@ final class ChangeReaderFactory(files: SparkFileReader, fileRead: StructType, ou
           }
           if (rows != null) rows.close()
           rows = null
+          live = Iterator.empty
           if (!remaining.hasNext) return false
           file = remaining.next()
           rows = files.open(new Path(file.path), file.size, file.schemaId)
-          position = -1L
-          vector = file.deletion.map(d => DeletedRows.load(d,
-            indexFiles.getOrElseUpdate(d.indexFile, DeletedRows.indexFile(d.indexFile, conf.value))))
+          live = file.deletion.fold[Iterator[InternalRow]](rows)(d => vectors(d, conf.value).live(rows))
         }
         false
       }

@@ -1,5 +1,7 @@
 package paimonspark.spark.read
 
+import scala.collection.mutable
+
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.InternalRow
@@ -26,6 +28,14 @@ object DeletedRows {
   def load(file: DeletionFile, bytes: Array[Byte]): DeletionVector =
     try DeletionVector.read(bytes, file.offset, file.length, file.indexFile)
     catch { case e: IllegalArgumentException => throw new CorruptFileException(file.indexFile, e, e.getMessage) }
+
+  /** The vectors one task reads: the data files of a bucket share an index file, read once. */
+  final class TaskVectors {
+    private val indexFiles = mutable.HashMap.empty[String, Array[Byte]]
+
+    def apply(file: DeletionFile, conf: Configuration): DeletionVector =
+      load(file, indexFiles.synchronized(indexFiles.getOrElseUpdate(file.indexFile, indexFile(file.indexFile, conf))))
+  }
 
   def rows(reader: PartitionReader[InternalRow], vector: DeletionVector): PartitionReader[InternalRow] =
     new PartitionReader[InternalRow] {

@@ -1,7 +1,5 @@
 package paimonspark.spark.read
 
-import scala.collection.mutable
-
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.{FileSourceOptions, InternalRow}
 import org.apache.spark.sql.catalyst.expressions.BoundReference
@@ -92,16 +90,12 @@ final class SchemaRoutingFactory(readers: SchemaReaders, positions: Boolean = fa
     deletionVector(file, reader).fold(batches)(DeletedRows.batches(batches, _))
   }
 
-  /** Index files read by this task's readers: the files of a bucket share one, read once. */
-  @transient private lazy val indexFiles = mutable.HashMap.empty[String, Array[Byte]]
+  @transient private lazy val vectors = new DeletedRows.TaskVectors
 
   /** The file's deletion vector, when it has one ([[SchemaReaders.DeletionFileKey]]). */
   private def deletionVector(file: PartitionedFile, reader: LayoutReader): Option[DeletionVector] =
-    file.otherConstantMetadataColumnValues.get(SchemaReaders.DeletionFileKey).map { encoded =>
-      val deletion = DeletionFile.decode(encoded.toString)
-      DeletedRows.load(deletion, indexFiles.synchronized(
-        indexFiles.getOrElseUpdate(deletion.indexFile, DeletedRows.indexFile(deletion.indexFile, reader.hadoopConf))))
-    }
+    file.otherConstantMetadataColumnValues.get(SchemaReaders.DeletionFileKey)
+      .map(encoded => vectors(DeletionFile.decode(encoded.toString), reader.hadoopConf))
 
   private def schemaOf(file: PartitionedFile): Long =
     file.otherConstantMetadataColumnValues(SchemaReaders.SchemaIdKey).asInstanceOf[Long]

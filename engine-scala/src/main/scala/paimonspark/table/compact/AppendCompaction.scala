@@ -2,6 +2,8 @@ package paimonspark.table.compact
 
 import java.nio.ByteBuffer
 
+import org.apache.spark.sql.catalyst.InternalRow
+
 import paimonspark.format.{DataFileMeta, DataFileReader, DeletionFile, FileKind, FileSource, ManifestEntry}
 import paimonspark.table.{FileStoreTable, Predicate}
 import paimonspark.table.scan.ScanPlanner
@@ -55,13 +57,8 @@ object AppendCompaction {
     val vectors = DeletionFile.readAll(table.io, task.deletionFiles)
     try {
       task.files.foreach { file =>
-        val vector = vectors.get(file.fileName)
         val rows = reader.open(table.dataFilePath(task.partition, task.bucket, file), file.fileSize, file.schemaId)
-        var position = -1L
-        try rows.foreach { row =>
-          position += 1
-          if (!vector.exists(_.isDeleted(position))) writer.write(row)
-        }
+        try vectors.get(file.fileName).fold[Iterator[InternalRow]](rows)(_.live(rows)).foreach(writer.write)
         finally rows.close()
       }
       AppendCompactResult(task, writer.finish())

@@ -3,6 +3,7 @@ package paimonspark.table.write
 import java.nio.ByteBuffer
 
 import paimonspark.format.{DeletionFile, DeletionVector, IndexManifestAvro, Snapshot}
+import paimonspark.lsm.BucketVectors
 import paimonspark.table.FileStoreTable
 
 /**
@@ -25,16 +26,11 @@ final class AppendVectors(table: FileStoreTable, snapshot: Option[Snapshot]) {
    * `dropped` files (rewritten by a compaction) left out. None when nothing changes.
    */
   def rewrite(partition: Array[Byte], marked: Map[String, Seq[Long]], dropped: Set[String]): Option[IndexChange] = {
-    val before = vectors(partition)
-    if (marked.isEmpty && !before.keys.exists(dropped)) None
-    else {
-      val after = (before.keySet ++ marked.keySet).filterNot(dropped).toSeq.sorted.map { file =>
-        file -> before.getOrElse(file, DeletionVector.empty).withDeleted(marked.getOrElse(file, Nil))
-      }
-      Some(IndexChange(partition, AppendVectors.Bucket, IndexManifestAvro.DeletionVectorsIndex,
-        VectorIndexFile.write(table, partition, AppendVectors.Bucket, after),
-        indexes.getOrElse(ByteBuffer.wrap(partition), Nil).map(_.fileName).toSet))
-    }
+    val changed = new BucketVectors(vectors(partition))
+    marked.foreach { case (file, positions) => positions.foreach(changed.mark(file, _)) }
+    changed.after(dropped).map(after => IndexChange(partition, AppendVectors.Bucket, IndexManifestAvro.DeletionVectorsIndex,
+      VectorIndexFile.write(table, partition, AppendVectors.Bucket, after),
+      indexes.getOrElse(ByteBuffer.wrap(partition), Nil).map(_.fileName).toSet))
   }
 }
 
