@@ -74,42 +74,44 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
     }
   }
 
-  // A full read needs the snapshot; changes may come from a long-lived changelog.
-  private def plan(position: StreamPosition): Option[Seq[StreamPiece]] = (if (position.full) {
-    snapshots.readIfExists(position.snapshotId)
-  } else table.commitChanges(position.snapshotId)).map(checkSchema) match {
-    case None =>
-      if (snapshots.latestId().exists(_ >= position.snapshotId)) throw expired(position.snapshotId) else None
-    case Some(s) if position.full =>
-      // Files a compaction has not yet turned into changelog are read from there instead: level 0 of
-      // a lookup table, everything below the top level of a full-compaction one. A primary-key table
-      // with deletion vectors shows level 0 only once compacted, as its batch reads do.
-      val top = table.options.numLevels - 1
-      val vectors = table.options.deletionVectors
-      val settled = (split: DataSplit) => table.options.changelogProducer match {
-        case _ if vectors && table.isPrimaryKeyTable => split.copy(files = split.files.filter(_.level > 0))
-        case ChangelogProducer.Lookup => split.copy(files = split.files.filter(_.level > 0))
-        case ChangelogProducer.FullCompaction => split.copy(files = split.files.filter(_.level == top))
-        case _ => split
-      }
-      Some(ordered(new ScanPlanner(table, appliesDeletionVectors = vectors).plan(Some(s), None)).map(settled)
-        .filter(_.files.nonEmpty)
-        .map(StreamPiece(s, _, full = true)))
-    case Some(s) if readOverwrite && s.commitKind == CommitKind.Overwrite && table.isPrimaryKeyTable =>
-      // As in Paimon, an overwrite's changes are what it removed against what it added, per bucket;
-      // compared by key, so a key the overwrite kept unchanged is no change.
-      val scan = new ScanPlanner(table)
-      def byBucket(kind: Int) = scan.planDelta(s.deltaManifestList, kind, None)
-        .map(split => (ByteBuffer.wrap(split.partitionBytes), split.bucket) -> split).toMap
-      val (added, removed) = (byBucket(FileKind.Add), byBucket(FileKind.Delete))
-      Some(ordered((added.keySet ++ removed.keySet).toSeq.map(k => added.getOrElse(k, removed(k).copy(files = Nil))))
-        .map(split => StreamPiece(s, split, full = false, removed = Some(removed.get(
-          (ByteBuffer.wrap(split.partitionBytes), split.bucket)).toSeq.flatMap(_.files)))))
-    case Some(s) =>
-      val list = if (readOverwrite && s.commitKind == CommitKind.Overwrite) Some(s.deltaManifestList)
-        else CommitChanges.list(s, mode)
-      Some(list.toSeq.flatMap(l => ordered(new ScanPlanner(table).planAdded(l, None)))
-        .flatMap(split => split.files.map(f => StreamPiece(s, split.copy(files = Seq(f)), full = false))))
+  // A full read needs the snapshot; changes may come from a long-lived changelog. The latest id is read
+  // first: a snapshot committed before it and missing after has expired, one committed in between is read.
+  private def plan(position: StreamPosition): Option[Seq[StreamPiece]] = {
+    val committed = snapshots.latestId().exists(_ >= position.snapshotId)
+    (if (position.full) snapshots.readIfExists(position.snapshotId) else table.commitChanges(position.snapshotId))
+      .map(checkSchema) match {
+      case None => if (committed) throw expired(position.snapshotId) else None
+      case Some(s) if position.full =>
+        // Files a compaction has not yet turned into changelog are read from there instead: level 0 of
+        // a lookup table, everything below the top level of a full-compaction one. A primary-key table
+        // with deletion vectors shows level 0 only once compacted, as its batch reads do.
+        val top = table.options.numLevels - 1
+        val vectors = table.options.deletionVectors
+        val settled = (split: DataSplit) => table.options.changelogProducer match {
+          case _ if vectors && table.isPrimaryKeyTable => split.copy(files = split.files.filter(_.level > 0))
+          case ChangelogProducer.Lookup => split.copy(files = split.files.filter(_.level > 0))
+          case ChangelogProducer.FullCompaction => split.copy(files = split.files.filter(_.level == top))
+          case _ => split
+        }
+        Some(ordered(new ScanPlanner(table, appliesDeletionVectors = vectors).plan(Some(s), None)).map(settled)
+          .filter(_.files.nonEmpty)
+          .map(StreamPiece(s, _, full = true)))
+      case Some(s) if readOverwrite && s.commitKind == CommitKind.Overwrite && table.isPrimaryKeyTable =>
+        // As in Paimon, an overwrite's changes are what it removed against what it added, per bucket;
+        // compared by key, so a key the overwrite kept unchanged is no change.
+        val scan = new ScanPlanner(table)
+        def byBucket(kind: Int) = scan.planDelta(s.deltaManifestList, kind, None)
+          .map(split => (ByteBuffer.wrap(split.partitionBytes), split.bucket) -> split).toMap
+        val (added, removed) = (byBucket(FileKind.Add), byBucket(FileKind.Delete))
+        Some(ordered((added.keySet ++ removed.keySet).toSeq.map(k => added.getOrElse(k, removed(k).copy(files = Nil))))
+          .map(split => StreamPiece(s, split, full = false, removed = Some(removed.get(
+            (ByteBuffer.wrap(split.partitionBytes), split.bucket)).toSeq.flatMap(_.files)))))
+      case Some(s) =>
+        val list = if (readOverwrite && s.commitKind == CommitKind.Overwrite) Some(s.deltaManifestList)
+          else CommitChanges.list(s, mode)
+        Some(list.toSeq.flatMap(l => ordered(new ScanPlanner(table).planAdded(l, None)))
+          .flatMap(split => split.files.map(f => StreamPiece(s, split.copy(files = Seq(f)), full = false))))
+    }
   }
 
   /**
