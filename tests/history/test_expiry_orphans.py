@@ -370,8 +370,6 @@ def test_old_referenced_files_of_tags_and_retained_snapshots_are_not_orphans(spa
     assert manifest_files(root)
 
 
-@pytest.mark.xfail(strict=True, reason="remove_orphan_files(table => 'db.*') (every table of a database, as Paimon's "
-                                       "procedure takes it) is refused as an invalid table name '*'")
 def test_remove_orphan_files_of_every_table_in_a_database(spark, warehouse):
     spark.sql("CREATE DATABASE IF NOT EXISTS paimon.orphan_db")
     roots = []
@@ -386,3 +384,5 @@ def test_remove_orphan_files_of_every_table_in_a_database(spark, warehouse):
     out = call(spark, "remove_orphan_files", table="orphan_db.*")
     assert sum(r[0] for r in out) == 2
     assert not any(j.exists() for j in roots)
+    with pytest.raises(InvalidOptionError, match="no database 'nodb'"):
+        call(spark, "remove_orphan_files", table="nodb.*")

@@ -311,8 +311,6 @@ class Walk:
         max_deletes = 50
         if self.rng.random() < 0.3:
             max_deletes = args["max_deletes"] = self.rng.randint(1, 3)
-        for n in self.expire_tags_on_next_maintenance(m, branch):
-            del b.tags[n]
         self.call("expire_snapshots", **args)
         end = expire_end(sorted(b.snapshots), rmin, rmax, max_deletes, all_old=True)
         b.snapshots = {i: r for i, r in b.snapshots.items() if i >= end}

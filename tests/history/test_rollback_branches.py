@@ -168,9 +168,9 @@ def test_bad_rollbacks_change_nothing(spark, warehouse):
         call(spark, "rollback", table="default.rb_bad", tag="two")
     with pytest.raises(VersionNotFoundError, match="'two'.*one"):
         call(spark, "rollback", table="default.rb_bad", version="two")
-    with pytest.raises(InvalidOptionError, match="version, tag or snapshot"):
+    with pytest.raises(InvalidOptionError, match="version, snapshot or tag"):
         call(spark, "rollback", table="default.rb_bad", version="1", snapshot=1)
-    with pytest.raises(InvalidOptionError, match="version, tag or snapshot"):
+    with pytest.raises(InvalidOptionError, match="version, snapshot or tag"):
         call(spark, "rollback", table="default.rb_bad")
     with pytest.raises(VersionNotFoundError, match="earliest"):
         call(spark, "rollback_to_timestamp", table="default.rb_bad", timestamp=1000)

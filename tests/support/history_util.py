@@ -25,6 +25,12 @@ def call(spark, procedure: str, **args) -> list[tuple]:
     return [tuple(r) for r in spark.sql(f"CALL paimon.sys.{procedure}({text})").collect()]
 
 
+def tag_names(warehouse: Path, name: str, db: str = "default") -> list[str]:
+    """The tags of a table, by their files, sorted."""
+    d = table_dir(warehouse, name, db) / "tag"
+    return sorted(p.name[len("tag-"):] for p in d.glob("tag-*")) if d.exists() else []
+
+
 def snapshot_dir(warehouse: Path, name: str, branch: str | None = None) -> Path:
     root = table_dir(warehouse, name)
     return (root / "branch" / f"branch-{branch}" / "snapshot") if branch else root / "snapshot"

@@ -19,7 +19,7 @@ import paimonspark.catalog.hive.{MetastoreCatalog, MetastoreSettings}
 import paimonspark.format.TablePaths
 import paimonspark.fs.FileIO
 import paimonspark.spark.catalog.{PaimonFunctions, SessionFileIO, TableChanges, TableLoading, TableName}
-import paimonspark.spark.procedures.PaimonProcedures
+import paimonspark.spark.procedures.{PaimonProcedures, ProcedureTableName}
 import paimonspark.table.FileStoreTable
 import paimonspark.table.schema.SchemaChanges
 
@@ -117,10 +117,11 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
     SparkTable.open(store, name, s"$catalogName.$db.$t", travel, options)
   }
 
+  override protected def catalogTables(): Seq[(String, String)] =
+    catalog.listDatabases().flatMap(db => catalog.listTables(db).map(db -> _))
+
   override protected def procedureTable(name: String): FileStoreTable = {
-    val parts = name.split("\\.").map(_.trim)
-    val ident = if (parts.length == 1) Identifier.of(defaultNamespace(), parts.head) else Identifier.of(parts.init, parts.last)
-    loadTable(ident) match {
+    loadTable(ProcedureTableName.resolve(name, catalogName, defaultNamespace())) match {
       case t: SparkTable => t.store
       case _ => throw new InvalidIdentifierException(name, s"'$name' is a system table; procedures take a table or a branch")
     }

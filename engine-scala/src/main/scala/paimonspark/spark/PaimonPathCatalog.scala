@@ -64,6 +64,9 @@ class PaimonPathCatalog extends TableLoading with PaimonFunctions with PaimonPro
     if (FileStoreTable.exists(fileIO, dir)) Some((dir, name)) else None
   }
 
+  override protected def catalogTables(): Seq[(String, String)] = throw new UnsupportedFeatureException(
+    s"catalog $catalogName addresses tables by path and has no list of tables; name one table")
+
   override protected def procedureTable(name: String): FileStoreTable = loadTable(Identifier.of(Array.empty, name)) match {
     case t: SparkTable => t.store
     case _ => throw new InvalidIdentifierException(name, s"'$name' is a system table; procedures take a table or a branch")

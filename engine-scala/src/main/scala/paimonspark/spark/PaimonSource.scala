@@ -41,7 +41,7 @@ class PaimonSource extends TableProvider with CreatableRelationProvider with Dat
 
   /** The schema of what the read options address: a snapshot is read with the schema it was written under. */
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
-    val table = SparkTable.withReadOptions(FileStoreTable.load(fileIO(), location(options)), options)
+    val table = SparkTable.withDynamicOptions(FileStoreTable.load(fileIO(), location(options)), options)
     if (Option(options.get(SparkTable.ReadChangelogOption)).exists(_.trim.equalsIgnoreCase("true"))) {
       ChangeScanBuilder.schema(table, ChangeColumns.AuditLog)
     } else SparkSchemas.sparkSchema(table.schema)

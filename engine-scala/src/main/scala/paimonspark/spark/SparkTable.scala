@@ -70,7 +70,7 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
    */
   override def newScanBuilder(given: CaseInsensitiveStringMap): ScanBuilder = {
     val options = SessionOptions.forRead(tableName, given)
-    lazy val table = SparkTable.withReadOptions(store, options)
+    lazy val table = SparkTable.withDynamicOptions(store, options)
     SparkTable.streamable(store, options, ChangeColumns.None,
       SparkTable.changeScan(table, options, ChangeColumns.None).getOrElse(new PaimonScanBuilder(table, readOptimized)))
   }
@@ -173,7 +173,7 @@ object SparkTable {
    * A table with the branch and time travel of read options applied, when it has none yet, and the
    * table options they give (`source.split.target-size`, ...) in place of its own.
    */
-  def withReadOptions(store: FileStoreTable, options: CaseInsensitiveStringMap): FileStoreTable = {
+  def withDynamicOptions(store: FileStoreTable, options: CaseInsensitiveStringMap): FileStoreTable = {
     val readOptions = options.asCaseSensitiveMap().asScala.toMap
     DynamicOptions.checkRead(store.name, readOptions)
     val at = if (store.pinned.isDefined) store
@@ -181,7 +181,7 @@ object SparkTable {
         val onBranch = Option(options.get(BranchOption)).fold(store)(store.branch)
         TimeTravel.fromOptions(k => Option(options.get(k)), zone).fold(onBranch)(TimeTravel.travel(onBranch, _))
       }
-    at.withReadOptions(DynamicOptions.tableOptionsOfRead(readOptions))
+    at.withDynamicOptions(DynamicOptions.tableOptionsOfRead(readOptions))
   }
 
   /** Paimon's read option that streams a table with a leading `rowkind` column, as `$audit_log` does. */
@@ -193,7 +193,7 @@ object SparkTable {
     val readOptions = options.asCaseSensitiveMap().asScala.toMap
     DynamicOptions.checkRead(store.name, readOptions)
     new StreamableScanBuilder(batch, () =>
-      new PaimonMicroBatchStream(store.latest.withReadOptions(DynamicOptions.tableOptionsOfRead(readOptions)), options.asScala.toMap,
+      new PaimonMicroBatchStream(store.latest.withDynamicOptions(DynamicOptions.tableOptionsOfRead(readOptions)), options.asScala.toMap,
         added))
   }
 

@@ -60,6 +60,20 @@ final class BranchManager(io: FileIO, paths: TablePaths) extends Serializable {
     io.delete(paths.branchRoot(name), recursive = true)
   }
 
+  /**
+   * Renames a branch by renaming its directory, as Paimon does: one atomic step on HDFS and local
+   * disks; on an object store a copy, so no writer should use the branch meanwhile.
+   */
+  def rename(from: String, to: String): Unit = {
+    if (from == TablePaths.MainBranch) throw new InvalidOptionException("from_branch", "the main branch cannot be renamed")
+    if (!exists(from)) throw notFound(from)
+    BranchManager.checkName(to)
+    if (exists(to)) throw new VersionAlreadyExistsException(to, s"table ${paths.root}: branch '$to' already exists")
+    if (!io.rename(paths.branchRoot(from), paths.branchRoot(to))) {
+      throw new java.io.IOException(s"could not rename ${paths.branchRoot(from)} to ${paths.branchRoot(to)}")
+    }
+  }
+
   private def copy(from: org.apache.hadoop.fs.Path, to: org.apache.hadoop.fs.Path): Unit = io.publish(to, io.readBytes(from))
 }
 

@@ -27,9 +27,17 @@ final class ConsumerManager(io: FileIO, paths: TablePaths) extends Serializable 
     io.list(paths.consumerDir).filter(f => f.getPath.getName.startsWith(TablePaths.ConsumerPrefix) &&
       f.getModificationTime < millis).foreach(f => io.delete(f.getPath, recursive = false))
 
+  /** Deletes consumer `id`, if it exists. */
+  def delete(id: String): Unit = io.delete(file(id), recursive = false)
+
+  /** Deletes the consumers whose id matches `including` and not `excluding` (regular expressions). */
+  def clear(including: String, excluding: Option[String]): Unit =
+    list().map(_._1).filter(id => id.matches(including) && !excluding.exists(id.matches)).foreach(delete)
+
+  private def file(id: String) = new org.apache.hadoop.fs.Path(paths.consumerDir, TablePaths.ConsumerPrefix + id)
+
   /** Records that consumer `id` reads on from snapshot `nextSnapshot`, replacing its file whole. */
   def record(id: String, nextSnapshot: Long): Unit = {
-    io.overwrite(new org.apache.hadoop.fs.Path(paths.consumerDir, TablePaths.ConsumerPrefix + id),
-      s"""{"nextSnapshot":$nextSnapshot}""".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+    io.overwrite(file(id), s"""{"nextSnapshot":$nextSnapshot}""".getBytes(java.nio.charset.StandardCharsets.UTF_8))
   }
 }

@@ -48,6 +48,9 @@ final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: Ta
   def pinnedTo(snapshot: Snapshot): FileStoreTable =
     new FileStoreTable(io, paths, schemaWithId(snapshot.schemaId), Some(snapshot), hooks)
 
+  /** This table at its latest schema, reading `snapshot`: a rewrite of what one snapshot holds (sort compaction). */
+  def readingAt(snapshot: Snapshot): FileStoreTable = new FileStoreTable(io, paths, schema, Some(snapshot), hooks)
+
   /** The table's schema version `id`: the one this table holds, or read from its file. */
   def schemaWithId(id: Long): TableSchema = if (id == schema.id) schema else schemaManager.read(id)
 
@@ -68,12 +71,12 @@ final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: Ta
   }
 
   /**
-   * This table as one read sees it: `readOptions` (table options a read may give, such as
-   * `source.split.target-size`) in place of the table's own values. Never written: a read's view.
+   * This table as one read or one procedure sees it: `options` (table options given to it, such as
+   * `source.split.target-size`) in place of the table's own values. Never written: one use's view.
    */
-  def withReadOptions(readOptions: Map[String, String]): FileStoreTable =
-    if (readOptions.isEmpty) this
-    else new FileStoreTable(io, paths, schema.copy(options = schema.options ++ readOptions), pinned, hooks)
+  def withDynamicOptions(options: Map[String, String]): FileStoreTable =
+    if (options.isEmpty) this
+    else new FileStoreTable(io, paths, schema.copy(options = schema.options ++ options), pinned, hooks)
 
   def newManifestStore(): ManifestStore = new ManifestStore(io, paths, schema)
 

@@ -127,6 +127,16 @@ final case class TableOptions(raw: Map[String, String]) {
     get(TagDefaultTimeRetained).map(DurationText.parse(TagDefaultTimeRetained, _))
   def tagPeriodFormatter: String = text(TagPeriodFormatter).trim.toLowerCase
   def tagTimeExpireEnabled: Boolean = flag(TagTimeExpireEnabled)
+  def partitionExpirationTime: Option[java.time.Duration] =
+    get(PartitionExpirationTime).map(DurationText.parse(PartitionExpirationTime, _))
+  def partitionExpirationCheckInterval: java.time.Duration = duration(PartitionExpirationCheckInterval)
+  def partitionExpirationStrategy: String = text(PartitionExpirationStrategy).trim.toLowerCase
+  def partitionExpirationMaxNum: Int = int(PartitionExpirationMaxNum)
+  def partitionTimestampFormatter: Option[String] = get(PartitionTimestampFormatter).filter(_.trim.nonEmpty)
+  def partitionTimestampPattern: Option[String] = get(PartitionTimestampPattern).filter(_.trim.nonEmpty)
+  def endInputChecksPartitionExpiry: Boolean = flag(EndInputCheckPartitionExpire)
+  def markDoneActions: Seq[String] = list(MarkDoneAction).map(_.toLowerCase)
+  def endInputToDone: Boolean = flag(EndInputToDone)
   /** The zone a watermark is read in to name its period (`sink.watermark-time-zone`, UTC by default). */
   def watermarkZone: java.time.ZoneId = java.time.ZoneId.of(text(WatermarkTimeZone).trim)
   /** The zone a commit time is read in to name its period (`sink.process-time-zone`, the JVM's by default). */
@@ -183,6 +193,15 @@ object TableOptions {
   val ChangelogRowDeduplicate = "changelog-producer.row-deduplicate"
   val FullCompactionDeltaCommits = "full-compaction.delta-commits"
   val ConsumerExpirationTime = "consumer.expiration-time"
+  val PartitionExpirationTime = "partition.expiration-time"
+  val PartitionExpirationCheckInterval = "partition.expiration-check-interval"
+  val PartitionExpirationStrategy = "partition.expiration-strategy"
+  val PartitionExpirationMaxNum = "partition.expiration-max-num"
+  val PartitionTimestampFormatter = "partition.timestamp-formatter"
+  val PartitionTimestampPattern = "partition.timestamp-pattern"
+  val EndInputCheckPartitionExpire = "end-input.check-partition-expire"
+  val MarkDoneAction = "partition.mark-done-action"
+  val EndInputToDone = "partition.end-input-to-done"
   val ChangelogRowDeduplicateIgnoreFields = "changelog-producer.row-deduplicate-ignore-fields"
   val CompactionTrigger = "num-sorted-run.compaction-trigger"
   val DynamicTargetRowNum = "dynamic-bucket.target-row-num"

@@ -44,16 +44,28 @@ object BucketFunction extends UnboundFunction {
   }
 }
 
-/** The functions every Paimon catalog offers (Spark asks for them with an empty namespace). */
+/**
+ * The functions every Paimon catalog offers: the bucket function (Spark asks for it with an empty
+ * namespace) and Paimon's `sys.max_pt`, under `sys` or no namespace, as in Paimon.
+ */
 trait PaimonFunctions extends FunctionCatalog {
   override def listFunctions(namespace: Array[String]): Array[Identifier] =
-    if (namespace.isEmpty) Array(Identifier.of(namespace, BucketFunction.Name)) else Array.empty
+    PaimonFunctions.all.keys.toArray.sorted.map(Identifier.of(namespace, _)).filter(i => PaimonFunctions.find(i).isDefined)
 
   override def loadFunction(ident: Identifier): UnboundFunction =
     PaimonFunctions.find(ident).getOrElse(throw new NoSuchFunctionException(ident))
 }
 
 object PaimonFunctions {
-  def find(ident: Identifier): Option[UnboundFunction] =
-    if (ident.namespace().isEmpty && ident.name().equalsIgnoreCase(BucketFunction.Name)) Some(BucketFunction) else None
+  private val all: Map[String, UnboundFunction] =
+    Map(BucketFunction.Name -> BucketFunction, MaxPartitionFunction.Name -> MaxPartitionFunction)
+
+  def find(ident: Identifier): Option[UnboundFunction] = {
+    val function = all.get(ident.name().toLowerCase)
+    ident.namespace() match {
+      case Array() => function
+      case Array(ns) if ns.equalsIgnoreCase("sys") => function.filter(_ ne BucketFunction)
+      case _ => None
+    }
+  }
 }

@@ -3,11 +3,16 @@ package paimonspark.spark.extensions
 import org.apache.spark.sql.SparkSessionExtensions
 
 /**
- * Analyzer rules for Paimon tables, enabled with
+ * Paimon's SQL extensions, enabled with
  * `spark.sql.extensions=paimonspark.spark.extensions.PaimonSparkSessionExtensions`
- * (`configure_spark_with_paimon` sets it). Tables work without it; only what the rules add is missing.
+ * (`configure_spark_with_paimon` sets it): tag statements ([[PaimonSqlParser]]), the incremental
+ * table-valued functions ([[IncrementalQueries]]) and `write.merge-schema` ([[MergeSchemaWrites]]).
+ * Tables work without it; only what it adds is missing.
  */
 class PaimonSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
-  override def apply(extensions: SparkSessionExtensions): Unit =
+  override def apply(extensions: SparkSessionExtensions): Unit = {
+    extensions.injectParser((_, delegate) => new PaimonSqlParser(delegate))
     extensions.injectHintResolutionRule(new MergeSchemaWrites(_))
+    IncrementalQueries.functions.foreach(extensions.injectTableFunction)
+  }
 }

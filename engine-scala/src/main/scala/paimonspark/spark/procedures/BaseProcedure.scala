@@ -10,6 +10,7 @@ import org.apache.spark.sql.types.{DataType, StructField, StructType}
 import paimonspark.InvalidOptionException
 import paimonspark.spark.LocalRows
 import paimonspark.table.FileStoreTable
+import paimonspark.table.options.PaimonOptions
 
 /**
  * What every procedure shares: its parameters in Paimon's names and order, argument access by
@@ -51,7 +52,27 @@ abstract class BaseProcedure(tables: String => FileStoreTable) extends UnboundPr
     def boolean(name: String): Option[Boolean] = value(name).map(_.asInstanceOf[Boolean])
     def need[T](name: String, v: Option[T]): T =
       v.getOrElse(throw new InvalidOptionException(name, s"${BaseProcedure.this.name}: argument '$name' is required"))
-    /** The table the `table` argument names (`db.t`, `db.t$branch_b`). */
-    def table: FileStoreTable = tables(need("table", string("table")))
+    /**
+     * The table the `table` argument names (`db.t`, `db.t$branch_b`), with the procedure's `options`
+     * (`'k1=v1,k2=v2'`, table options for this call only, each checked as on ALTER) if it takes them.
+     */
+    def table: FileStoreTable = {
+      val named = tables(need("table", string("table")))
+      if (index("options") < 0) named else named.withDynamicOptions(options)
+    }
+
+    /** The `options` argument, `'k1=v1,k2=v2'`, each a table option checked as on ALTER. */
+    def options: Map[String, String] = string("options").fold(Map.empty[String, String])(parseOptions)
+
+    private def parseOptions(text: String): Map[String, String] = text.split(",").map(_.trim).filter(_.nonEmpty).map { pair =>
+      pair.split("=", 2).map(_.trim) match {
+        case Array(k, v) if k.nonEmpty =>
+          PaimonOptions.get(k).getOrElse(throw new InvalidOptionException(k,
+            s"${BaseProcedure.this.name}: unknown option '$k' in options => '$text'")).check(v)
+          k -> v
+        case _ => throw new InvalidOptionException("options",
+          s"${BaseProcedure.this.name}: '$pair' in options => '$text' is not key=value")
+      }
+    }.toMap
   }
 }

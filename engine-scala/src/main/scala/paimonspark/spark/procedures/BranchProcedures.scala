@@ -51,3 +51,17 @@ final class FastForwardProcedure(tables: String => FileStoreTable) extends BaseP
     Seq(InternalRow(true))
   }
 }
+
+/** `CALL sys.rename_branch(table => 'db.t', from_branch => 'a', to_branch => 'b')`. */
+final class RenameBranchProcedure(tables: String => FileStoreTable) extends BaseProcedure(tables) {
+  override def name(): String = "rename_branch"
+  override protected val params = Seq(required("table", StringType), required("from_branch", StringType),
+    required("to_branch", StringType))
+  override protected val output = Seq(StructField("result", BooleanType, nullable = false))
+
+  override protected def run(args: Args): Seq[InternalRow] = {
+    args.table.branchManager.rename(args.need("from_branch", args.string("from_branch")),
+      args.need("to_branch", args.string("to_branch")))
+    Seq(InternalRow(true))
+  }
+}

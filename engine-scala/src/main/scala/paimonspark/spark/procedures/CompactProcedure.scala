@@ -1,79 +1,67 @@
 package paimonspark.spark.procedures
 
-import java.util
-
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Cast, Literal}
-import org.apache.spark.sql.connector.catalog.procedures.{BoundProcedure, ProcedureParameter, UnboundProcedure}
-import org.apache.spark.sql.connector.read.Scan
-import org.apache.spark.sql.types.{BooleanType, DataTypes, StringType, StructField, StructType}
-import org.apache.spark.unsafe.types.UTF8String
+import org.apache.spark.sql.types.{BooleanType, StringType, StructField}
 
-import paimonspark.InvalidOptionException
-import paimonspark.format.SparkTypes
-import paimonspark.spark.LocalRows
-import paimonspark.spark.write.CompactJob
+import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
+import paimonspark.spark.write.{CompactJob, SortCompaction}
 import paimonspark.table.{FileStoreTable, Predicate}
+import paimonspark.table.options.DurationText
 
 /**
- * `CALL <catalog>.sys.compact(table => 'db.t', partitions => 'dt=a,h=1;dt=b', compact_strategy => 'full')`:
- * compacts a table. Primary-key tables: `full` (the default) merges every bucket into one run at the
- * top level; `minor` runs Paimon's universal picker on each bucket. Append tables: the small files
- * of each partition are rewritten once there are `compaction.min.file-num` of them, in either
- * strategy, as Paimon's own procedure does. Returns one row, `result`: whether a COMPACT snapshot
- * was committed.
+ * `CALL sys.compact(table, partitions, compact_strategy, order_strategy, order_by, where, options,
+ * partition_idle_time)`, Paimon's arguments in Paimon's order. Primary-key tables: `full` (the
+ * default) merges every bucket into one run at the top level; `minor` runs Paimon's universal picker
+ * on each bucket. Append tables: the small files of each partition are rewritten once there are
+ * `compaction.min.file-num` of them, in either strategy, as Paimon's own procedure does; with an
+ * `order_strategy` (`order`, `zorder`, `hilbert`) and `order_by`, each selected partition is instead
+ * rewritten sorted, so that file statistics skip files on those columns. `partitions` or `where`
+ * select partitions; `partition_idle_time` keeps those with no file newer than that. Returns one
+ * row, `result`: whether a snapshot was committed.
  */
-final class CompactProcedure(tables: String => FileStoreTable) extends UnboundProcedure with BoundProcedure {
+final class CompactProcedure(tables: String => FileStoreTable) extends BaseProcedure(tables) {
   override def name(): String = "compact"
   override def description(): String =
     "Compacts the sorted runs of a primary-key table's buckets, or the small files of an append table"
-  override def bind(inputType: StructType): BoundProcedure = this
-  override def isDeterministic: Boolean = false
 
-  override def parameters(): Array[ProcedureParameter] = Array(
-    ProcedureParameter.in("table", StringType).build(),
-    ProcedureParameter.in("partitions", StringType).defaultValue("NULL").build(),
-    ProcedureParameter.in("compact_strategy", StringType).defaultValue("'full'").build())
+  override protected val params = Seq(required("table", StringType), optional("partitions", StringType),
+    optional("compact_strategy", StringType), optional("order_strategy", StringType), optional("order_by", StringType),
+    optional("where", StringType), optional("options", StringType), optional("partition_idle_time", StringType))
+  override protected val output = Seq(StructField("result", BooleanType, nullable = false))
 
-  override def call(input: InternalRow): util.Iterator[Scan] = {
-    val table = tables(input.getUTF8String(0).toString)
-    val partitions = Option(input.getUTF8String(1)).map(_.toString)
-    val full = Option(input.getUTF8String(2)).map(_.toString.trim.toLowerCase).getOrElse("full") match {
+  override protected def run(args: Args): Seq[InternalRow] = {
+    def arg(name: String) = args.string(name).map(_.trim).filter(_.nonEmpty)
+    val table = args.table
+    val full = arg("compact_strategy").map(_.toLowerCase).getOrElse("full") match {
       case "full" => true
       case "minor" => false
       case other => throw new InvalidOptionException("compact_strategy",
         s"compact: compact_strategy must be 'full' or 'minor', not '$other'")
     }
-    val committed = CompactJob.run(table, partitions.map(CompactProcedure.partitionFilter(table, _)), full).isDefined
-    val schema = StructType(Seq(StructField("result", BooleanType, nullable = false)))
-    util.List.of[Scan](LocalRows(schema, Array(InternalRow(committed)))).iterator()
-  }
-}
-
-object CompactProcedure {
-  /** `k1=v1,k2=v2;k1=v3`: partitions separated by `;`, each matching all of its `column=value` pairs. */
-  def partitionFilter(table: FileStoreTable, spec: String): Predicate = {
-    val schema = table.schema
-    spec.split(";").map(_.trim).filter(_.nonEmpty).map { partition =>
-      partition.split(",").map { pair =>
-        pair.split("=", 2) match {
-          case Array(k, v) if schema.partitionKeys.contains(k.trim) =>
-            val i = schema.fieldNames.indexOf(k.trim)
-            val value = v.trim
-            if (value == table.options.partitionDefaultName) Predicate.IsNull(i)
-            else {
-              val sparkType = SparkTypes.physicalType(schema.fields(i).dataType)
-              val typed = Cast(Literal(UTF8String.fromString(value), StringType), sparkType).eval()
-              if (typed == null && sparkType != DataTypes.StringType) {
-                throw new InvalidOptionException("partitions", s"compact: '$value' is not a valid ${sparkType.sql} " +
-                  s"for partition column '${k.trim}'")
-              }
-              Predicate.Compare(Predicate.Eq, i, typed)
-            }
-          case _ => throw new InvalidOptionException("partitions", s"compact: '$pair' in partitions => '$spec' is " +
-            s"not column=value over a partition column of ${table.location} (${schema.partitionKeys.mkString(", ")})")
+    val order = arg("order_strategy").map(_.toLowerCase).filter(_ != "none")
+    val orderBy = arg("order_by").toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
+    val idle = arg("partition_idle_time").map(DurationText.parse("partition_idle_time", _))
+    val selected = PartitionSelection(name, table, arg("partitions"), arg("where"))
+    val committed = order match {
+      case None if orderBy.nonEmpty => throw new InvalidOptionException("order_by",
+        s"compact: order_by => '${orderBy.mkString(",")}' needs an order_strategy (order, zorder or hilbert)")
+      case None =>
+        val idleOnly = idle.map { d =>
+          val limit = System.currentTimeMillis() - d.toMillis
+          PartitionSelection.where(table)(_.flatMap(_.files).flatMap(_.creationTimeMillis).forall(_ <= limit))
         }
-      }.reduce[Predicate](Predicate.And)
-    }.reduceOption[Predicate](Predicate.Or).getOrElse(Predicate.Constant(true))
+        val filter = (selected ++ idleOnly).reduceOption[Predicate](Predicate.And)
+        CompactJob.run(table, filter, full)
+      case Some(_) if idle.isDefined => throw new InvalidOptionException("partition_idle_time",
+        "compact: a sorting compaction (order_strategy) does not take partition_idle_time")
+      case Some(strategy) =>
+        val curve = SortCompaction.Curve.parse(strategy)
+        if (table.isPrimaryKeyTable || table.options.bucket != -1) {
+          throw new UnsupportedFeatureException(s"compact: table ${table.name}: order_strategy '$strategy' sorts append " +
+            "tables without fixed buckets ('bucket' = '-1') only, as in Paimon", "order_strategy")
+        }
+        SortCompaction.run(table, selected, curve, orderBy)
+    }
+    Seq(InternalRow(committed.isDefined))
   }
 }

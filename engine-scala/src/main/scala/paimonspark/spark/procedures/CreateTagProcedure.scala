@@ -3,6 +3,8 @@ package paimonspark.spark.procedures
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
+import paimonspark.SnapshotNotFoundException
+import paimonspark.format.Snapshot
 import paimonspark.table.FileStoreTable
 import paimonspark.table.options.DurationText
 import paimonspark.table.scan.TimeTravel
@@ -24,12 +26,17 @@ final class CreateTagProcedure(tables: String => FileStoreTable, replace: Boolea
     val tag = args.need("tag", args.string("tag"))
     // As Paimon's procedure: without `time_retained` the tag is kept until deleted.
     val retained = args.string("time_retained").map(DurationText.parse("time_retained", _))
-    val snapshot = args.long("snapshot") match {
-      case Some(id) => TimeTravel.resolve(table, TimeTravel.SnapshotId(id))
-      case None => table.snapshotManager.latest().getOrElse(throw new paimonspark.SnapshotNotFoundException(snapshot = "latest", message =
-        s"$name: table ${table.name} has no snapshot to tag yet"))
-    }
+    val snapshot = CreateTagProcedure.snapshotToTag(table, args.long("snapshot"), name)
     if (replace) table.tagManager.replace(tag, snapshot, retained) else table.tagManager.create(tag, snapshot, retained)
     Seq(InternalRow(true))
+  }
+}
+
+object CreateTagProcedure {
+  /** The snapshot a new tag is on: `id` (or a tag holding it, if it expired), else the latest. */
+  def snapshotToTag(table: FileStoreTable, id: Option[Long], what: String): Snapshot = id match {
+    case Some(id) => TimeTravel.resolve(table, TimeTravel.SnapshotId(id))
+    case None => table.snapshotManager.latest().getOrElse(throw new SnapshotNotFoundException(snapshot = "latest",
+      message = s"$what: table ${table.name} has no snapshot to tag yet"))
   }
 }

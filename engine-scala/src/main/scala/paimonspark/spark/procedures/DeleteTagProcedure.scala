@@ -7,7 +7,10 @@ import paimonspark.InvalidOptionException
 import paimonspark.table.FileStoreTable
 import paimonspark.table.history.TagDeletion
 
-/** `CALL sys.delete_tag(table => 'db.t', tag => 'a,b')`: deletes tags, and the files only they kept. */
+/**
+ * `CALL sys.delete_tag(table => 'db.t', tag => 'a,b')`: deletes the tags that exist, and the files
+ * only they kept.
+ */
 final class DeleteTagProcedure(tables: String => FileStoreTable) extends BaseProcedure(tables) {
   override def name(): String = "delete_tag"
 
@@ -19,9 +22,9 @@ final class DeleteTagProcedure(tables: String => FileStoreTable) extends BasePro
     val text = args.need("tag", args.string("tag"))
     val names = text.split(",").map(_.trim).filter(_.nonEmpty).distinct.toSeq
     if (names.isEmpty) throw new InvalidOptionException("tag", s"$name: tag => '$text' names no tag")
-    // Every name is checked before any tag is deleted.
-    names.foreach(table.tagManager.read)
-    TagDeletion.delete(table, names)
+    // As in Paimon, a name that is no tag is passed over (its procedure logs it), so that a script deleting
+    // a tag runs again unchanged.
+    TagDeletion.delete(table, names.filter(table.tagManager.exists))
     Seq(InternalRow(true))
   }
 }

@@ -1,10 +1,11 @@
 package paimonspark.spark.procedures
 
-import java.time.ZoneId
+import java.time.{LocalDateTime, ZoneId}
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
 
 import paimonspark.InvalidOptionException
 import paimonspark.table.{ExpireConfig, FileStoreTable}
@@ -38,19 +39,39 @@ abstract class ExpireProcedure(tables: String => FileStoreTable) extends BasePro
 }
 
 /**
- * `CALL sys.expire_snapshots(table, retain_max, retain_min, older_than, max_deletes)`: arguments
- * left out take the table's `snapshot.*` options. Tags past their retention go too.
+ * `CALL sys.expire_snapshots(table, retain_max, retain_min, older_than, max_deletes, options)`:
+ * arguments left out take the table's `snapshot.*` options, which `options` may set for this call.
+ * As in Paimon, tags are left alone: `expire_tags` and commits expire them.
  */
 final class ExpireSnapshotsProcedure(tables: String => FileStoreTable) extends ExpireProcedure(tables) {
   override def name(): String = "expire_snapshots"
-  override protected val params = required("table", StringType) +: bounds
+  override protected val params = (required("table", StringType) +: bounds) :+ optional("options", StringType)
   override protected val output = Seq(StructField("deleted_snapshots_count", IntegerType, nullable = false))
 
   override protected def run(args: Args): Seq[InternalRow] = {
     val table = args.table
     val expiry = config(args, table.options.expireConfig(System.currentTimeMillis()))
-    TagDeletion.expireByTime(table)
     Seq(InternalRow(new SnapshotExpiry(table).expire(expiry)))
+  }
+}
+
+/**
+ * `CALL sys.expire_tags(table, older_than)`: deletes the tags past their `time_retained`, and with
+ * `older_than` every tag created before it (a tag without a creation time: its file's), with the
+ * files only they kept. One row per deleted tag, or the single row `No expired tags.`.
+ */
+final class ExpireTagsProcedure(tables: String => FileStoreTable) extends BaseProcedure(tables) {
+  override def name(): String = "expire_tags"
+  override protected val params = Seq(required("table", StringType), optional("older_than", StringType))
+  override protected val output = Seq(StructField("expired_tags", StringType, nullable = false))
+
+  override protected def run(args: Args): Seq[InternalRow] = {
+    val table = args.table
+    val zone = ZoneId.of(SparkSession.active.sessionState.conf.sessionLocalTimeZone)
+    val olderThan = args.string("older_than").map(TimeTravel.parseTimestamp("older_than", _, zone))
+    val names = TagDeletion.expired(table, LocalDateTime.now(ZoneId.systemDefault()), olderThan)
+    TagDeletion.delete(table, names)
+    (if (names.isEmpty) Seq("No expired tags.") else names).map(n => InternalRow(UTF8String.fromString(n)))
   }
 }
 

@@ -8,24 +8,40 @@ import paimonspark.table.FileStoreTable
 
 /** The procedures of a Paimon catalog, under the `sys` namespace: `CALL <catalog>.sys.compact(...)`. */
 trait PaimonProcedures extends ProcedureCatalog {
-  /** The table a procedure's `table` argument names (`db.t`, or `t` in the default database). */
+  /** The table a procedure's `table` argument names (`db.t`, or `t` in the current database). */
   protected def procedureTable(name: String): FileStoreTable
+
+  /** Every table of the catalog, as (database, table); a catalog of paths has no list. */
+  protected def catalogTables(): Seq[(String, String)]
 
   private def procedures: Map[String, UnboundProcedure] = Map(
     "compact" -> new CompactProcedure(procedureTable),
     "create_tag" -> new CreateTagProcedure(procedureTable, replace = false),
     "replace_tag" -> new CreateTagProcedure(procedureTable, replace = true),
-    "create_tag_from_timestamp" -> new CreateTagFromTimestampProcedure(procedureTable),
+    "create_tag_from_timestamp" -> new CreateTagFromTimestampProcedure(procedureTable, byWatermark = false),
+    "create_tag_from_watermark" -> new CreateTagFromTimestampProcedure(procedureTable, byWatermark = true),
     "delete_tag" -> new DeleteTagProcedure(procedureTable),
     "rename_tag" -> new RenameTagProcedure(procedureTable),
-    "rollback" -> new RollbackProcedure(procedureTable, byTimestamp = false),
-    "rollback_to_timestamp" -> new RollbackProcedure(procedureTable, byTimestamp = true),
+    "rollback" -> new RollbackProcedure(procedureTable, RollbackProcedure.ByVersion),
+    "rollback_to_timestamp" -> new RollbackProcedure(procedureTable, RollbackProcedure.ByTimestamp),
+    "rollback_to_watermark" -> new RollbackProcedure(procedureTable, RollbackProcedure.ByWatermark),
     "create_branch" -> new CreateBranchProcedure(procedureTable),
     "delete_branch" -> new DeleteBranchProcedure(procedureTable),
+    "rename_branch" -> new RenameBranchProcedure(procedureTable),
+    "reset_consumer" -> new ResetConsumerProcedure(procedureTable),
+    "clear_consumers" -> new ClearConsumersProcedure(procedureTable),
     "fast_forward" -> new FastForwardProcedure(procedureTable),
     "expire_snapshots" -> new ExpireSnapshotsProcedure(procedureTable),
     "expire_changelogs" -> new ExpireChangelogsProcedure(procedureTable),
-    "remove_orphan_files" -> new RemoveOrphanFilesProcedure(procedureTable))
+    "expire_tags" -> new ExpireTagsProcedure(procedureTable),
+    "expire_partitions" -> new ExpirePartitionsProcedure(procedureTable),
+    "mark_partition_done" -> new MarkPartitionDoneProcedure(procedureTable),
+    "remove_orphan_files" -> new RemoveOrphanFilesProcedure(procedureTable, () => catalogTables()),
+    "compact_database" -> new CompactDatabaseProcedure(procedureTable, () => catalogTables()),
+    "remove_unexisting_files" -> new RemoveUnexistingFilesProcedure(procedureTable),
+    "purge_files" -> new PurgeFilesProcedure(procedureTable),
+    "compact_manifest" -> new CompactManifestProcedure(procedureTable),
+    "trigger_tag_automatic_creation" -> new TriggerTagAutomaticCreationProcedure(procedureTable))
 
   override def loadProcedure(ident: Identifier): UnboundProcedure =
     if (ident.namespace().sameElements(Array("sys"))) {

@@ -27,7 +27,7 @@ final class AuditLogTable(table: FileStoreTable, displayName: String) extends Ta
     Set(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ).asJava
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
-    lazy val at = SparkTable.withReadOptions(table, options)
+    lazy val at = SparkTable.withDynamicOptions(table, options)
     SparkTable.streamable(table, options, ChangeColumns.AuditLog,
       SparkTable.changeScan(at, options, ChangeColumns.AuditLog).getOrElse(new SnapshotScanBuilder(at)))
   }

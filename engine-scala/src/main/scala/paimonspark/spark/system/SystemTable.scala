@@ -34,7 +34,7 @@ abstract class SystemTable(loaded: FileStoreTable, displayName: String) extends 
   override def capabilities(): util.Set[TableCapability] = Set(TableCapability.BATCH_READ).asJava
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
-    new SystemScanBuilder(this, SparkTable.withReadOptions(loaded, options))
+    new SystemScanBuilder(this, SparkTable.withDynamicOptions(loaded, options))
 }
 
 /**

@@ -5,6 +5,7 @@ import java.time.{Instant, ZoneId}
 import paimonspark.{InvalidOptionException, SnapshotNotFoundException}
 import paimonspark.format.{CommitKind, Snapshot}
 import paimonspark.table.{FileStoreTable, Predicate}
+import paimonspark.table.AutoTagPeriods
 import paimonspark.table.options.ChangelogProducer
 import paimonspark.table.scan.{DataSplit, ScanMode, ScanPlanner, TimeTravel}
 
@@ -20,7 +21,9 @@ object ChangeRange {
   val BetweenKey: String = ScanMode.IncrementalBetweenKey
   val BetweenTimestampKey: String = ScanMode.IncrementalBetweenTimestampKey
   val ScanModeKey = "incremental-between-scan-mode"
-  val Keys: Seq[String] = Seq(BetweenKey, BetweenTimestampKey)
+  /** A range from the automatic tag before the named one to it, read as their diff. */
+  val ToAutoTagKey = "incremental-to-auto-tag"
+  val Keys: Seq[String] = Seq(BetweenKey, BetweenTimestampKey, ToAutoTagKey)
 
   /** `incremental-between` with two tags reads the commits between their snapshots instead of their diff. */
   val TagToSnapshotKey = "incremental-between-tag-to-snapshot"
@@ -56,9 +59,28 @@ object ChangeRange {
             val range = checked(table, snapshotId(table, a), snapshotId(table, b), s"'$v'")
             if (mode == ChangeScanMode.Diff) diff(table, range) else ChangeRead.Commits(range, mode)
         }
+      case (ToAutoTagKey, v) => toAutoTag(table, v.trim)
       case (_, v) =>
         val range = betweenTimestamps(table, v, zone)
         if (mode == ChangeScanMode.Diff) diff(table, range) else ChangeRead.Commits(range, mode)
+    }
+  }
+
+  /**
+   * As Paimon's `incremental-to-auto-tag`: the diff from the automatic tag of the period before to
+   * `name`, which must be an automatic tag's name under the table's `tag.creation-period` and
+   * `tag.period-formatter`; nothing when either tag is missing.
+   */
+  private def toAutoTag(table: FileStoreTable, name: String): ChangeRead.Diff = {
+    val periods = AutoTagPeriods(table.options.tagCreationPeriod, table.options.tagPeriodFormatter)
+    val period = periods.parse(name).getOrElse(throw new InvalidOptionException(ToAutoTagKey, s"table ${table.name}: " +
+      s"read option '$ToAutoTagKey': '$name' is not the name of an automatic tag (tag.creation-period " +
+      s"'${table.options.tagCreationPeriod}', tag.period-formatter '${table.options.tagPeriodFormatter}')"))
+    val tags = table.tagManager
+    val before = tags.list().flatMap { case (n, t) => periods.parse(n).filter(_.isBefore(period)).map(_ -> t) }.maxByOption(_._1)
+    (before, tags.readIfExists(name)) match {
+      case (Some((_, start)), Some(end)) => ChangeRead.Diff(Some(start.snapshot), Some(end.snapshot))
+      case _ => ChangeRead.Diff(None, None)
     }
   }
 

@@ -3,7 +3,7 @@ package paimonspark.table.history
 import java.time.{Instant, LocalDateTime, ZoneId}
 
 import paimonspark.format.Snapshot
-import paimonspark.table.{FileStoreTable, TableOptions}
+import paimonspark.table.{AutoTagPeriods, FileStoreTable, TableOptions}
 
 /**
  * `tag.automatic-creation` = `process-time` or `watermark`, checked after each commit as Paimon

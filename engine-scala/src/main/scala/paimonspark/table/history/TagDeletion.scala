@@ -29,10 +29,22 @@ object TagDeletion {
     }
   }
 
-  /** Tags past their `time_retained`, as of `now`: removed by every expiry. */
-  def expired(table: FileStoreTable, now: LocalDateTime): Seq[String] = table.tagManager.list().collect {
-    case (name, tag) if tag.timeRetained.exists(r => tag.createTime.exists(c => c.plus(r).isBefore(now))) => name
-  }
+  /**
+   * Tags past their `time_retained` as of `now`, and with `olderThanMillis` every tag created before
+   * it; a tag without a creation time (one Paimon's older writers made) counts from its file's
+   * modification time, as in Paimon's `expire_tags`.
+   */
+  def expired(table: FileStoreTable, now: LocalDateTime, olderThanMillis: Option[Long] = None): Seq[String] =
+    table.tagManager.list().collect {
+      case (name, tag) if tag.timeRetained.exists(r => tag.createTime.exists(c => c.plus(r).isBefore(now))) ||
+          olderThanMillis.exists(limit => createdMillis(table, name, tag.createTime) < limit) => name
+    }
+
+  private def createdMillis(table: FileStoreTable, name: String, created: Option[LocalDateTime]): Long =
+    created.map(_.atZone(ZoneId.systemDefault()).toInstant.toEpochMilli).getOrElse {
+      val file = table.paths.tagFile(name)
+      table.io.fileSystem(file).getFileStatus(file).getModificationTime
+    }
 
   def expireByTime(table: FileStoreTable): Int = {
     val names = expired(table, LocalDateTime.now(ZoneId.systemDefault()))

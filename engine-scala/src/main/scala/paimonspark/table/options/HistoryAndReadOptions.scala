@@ -67,7 +67,7 @@ private[table] object HistoryAndReadOptions extends OptionDeclarations {
     implemented("incremental-between-scan-mode", enumOf("IncrementalBetweenScanMode", "auto", "delta", "changelog",
       "diff"), "auto", scope = Read),
     implemented("incremental-between-tag-to-snapshot", bool, "false", scope = Read),
-    refused("incremental-to-auto-tag", text, null, "a range ending at an automatic tag is not read", scope = Read),
+    implemented("incremental-to-auto-tag", text, scope = Read),
     implemented("streaming-read-overwrite", bool, "false", scope = Read),
     refused("streaming-read-append-overwrite", bool, "false", "streams of append tables skip overwrites", scope = Read),
     refused("stream-scan-mode", enumOf("StreamScanMode", "none", "compact-bucket-table", "file-monitor"), "none",

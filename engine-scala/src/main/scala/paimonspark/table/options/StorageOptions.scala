@@ -141,17 +141,23 @@ private[table] object StorageOptions extends OptionDeclarations {
       if (v.isEmpty) invalid(k, v, "a non-empty name")),
     implemented("partition.legacy-name", bool, "true", only("true")("partition directories use the legacy names"),
       ReadWrite),
-    refused("partition.expiration-strategy", text, "values-time", Expiry),
-    refused("partition.expiration-time", time, null, Expiry),
-    refused("partition.expiration-check-interval", time, "1 h", Expiry),
-    refused("partition.expiration-max-num", AnyInt, "100", Expiry),
-    refused("partition.expiration-batch-size", AnyInt, null, Expiry),
-    refused("partition.timestamp-formatter", text, null, Expiry),
-    refused("partition.timestamp-pattern", text, null, Expiry),
-    refused("partition.timestamp-format.strict", bool, "false", Expiry),
-    refused("end-input.check-partition-expire", bool, "false", Expiry),
-    refused("partition.end-input-to-done", bool, "false", "partitions are not marked done"),
-    refused("partition.mark-done-action", text, "success-file", "partitions are not marked done"),
+    implemented("partition.expiration-strategy", text, "values-time", (k, v) =>
+      if (!Set("values-time", "update-time")(v.trim.toLowerCase)) invalid(k, v, "values-time or update-time")),
+    implemented("partition.expiration-time", time),
+    implemented("partition.expiration-check-interval", time, "1 h"),
+    implemented("partition.expiration-max-num", positive, "100"),
+    noEffect("partition.expiration-batch-size", AnyInt, null, "the partitions of one expiry are dropped in one commit, " +
+      "which holds the same as several"),
+    implemented("partition.timestamp-formatter", text, null, (k, v) =>
+      if (scala.util.Try(java.time.format.DateTimeFormatter.ofPattern(v)).isFailure) invalid(k, v, "a date-time pattern")),
+    implemented("partition.timestamp-pattern", text),
+    refused("partition.timestamp-format.strict", bool, "false", "writes do not check partition values against " +
+      "partition.timestamp-formatter"),
+    implemented("end-input.check-partition-expire", bool, "false"),
+    implemented("partition.end-input-to-done", bool, "false"),
+    implemented("partition.mark-done-action", text, "success-file", (k, v) =>
+      v.split(",").map(_.trim.toLowerCase).filterNot(_ == "success-file").foreach(a =>
+        unsupported(k, v, s"'$a' needs a metastore's partitions or a service; this engine does 'success-file'"))),
     refused("partition.mark-done-action.custom.class", text, null, "partitions are not marked done"),
     refused("partition.mark-done-action.http.url", text, null, "partitions are not marked done"),
     refused("partition.mark-done-action.http.params", text, null, "partitions are not marked done"),

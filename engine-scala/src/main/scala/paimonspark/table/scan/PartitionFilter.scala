@@ -1,8 +1,9 @@
 package paimonspark.table.scan
 
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 
-import paimonspark.format.TableSchema
+import paimonspark.format.{SparkTypes, TableSchema}
 import paimonspark.table.{ColumnRange, Predicate, RangeFilter, ValueOrdering}
 
 /**
@@ -26,4 +27,15 @@ final class PartitionFilter(schema: TableSchema) {
 
   def mayMatch(filter: Predicate, partition: GenericInternalRow): Boolean =
     ranges.mayMatch(filter, range(partition, 1L))
+}
+
+object PartitionFilter {
+  /** Exactly these partitions (rows of partition values), as a filter on the table; none matches nothing. */
+  def exactly(schema: TableSchema, partitions: Seq[InternalRow]): Predicate = partitions.map { row =>
+    schema.partitionKeys.indices.map { i =>
+      val field = schema.fieldNames.indexOf(schema.partitionKeys(i))
+      if (row.isNullAt(i)) Predicate.IsNull(field)
+      else Predicate.Compare(Predicate.Eq, field, row.get(i, SparkTypes.physicalType(schema.fields(field).dataType)))
+    }.reduce[Predicate](Predicate.And)
+  }.reduceOption[Predicate](Predicate.Or).getOrElse(Predicate.Constant(false))
 }

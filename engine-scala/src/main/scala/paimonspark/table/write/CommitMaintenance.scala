@@ -5,17 +5,20 @@ import paimonspark.table.history.{ChangelogExpiry, SnapshotExpiry, TagAutoCreati
 
 /**
  * What runs after every commit unless `write-only`, in Paimon's order: automatic tags, expiry of
- * tags past their retention (unless `tag.time-expire-enabled` is false), consumers idle longer than `consumer.expiration-time`, snapshot
+ * tags past their retention (unless `tag.time-expire-enabled` is false), partition expiry
+ * (`partition.expiration-time`), consumers idle longer than `consumer.expiration-time`, snapshot
  * expiry, then the expiry of long-lived changelogs. The commit is published already, so a failure
- * here is logged and left for the next commit or the procedures.
+ * here is logged and left for the next commit or the procedures. `endOfInput`: the commit ends a
+ * batch write.
  */
 object CommitMaintenance {
   private val log = org.slf4j.LoggerFactory.getLogger(getClass)
 
-  def run(table: FileStoreTable): Unit = if (!table.options.writeOnly) {
+  def run(table: FileStoreTable, endOfInput: Boolean): Unit = if (!table.options.writeOnly) {
     try {
       TagAutoCreation.run(table)
       if (table.options.tagTimeExpireEnabled) TagDeletion.expireByTime(table)
+      PartitionExpiry.afterCommit(table, endOfInput)
       table.options.consumerExpiration.foreach(d => table.consumerManager.expireIdleSince(System.currentTimeMillis() - d.toMillis))
       val now = System.currentTimeMillis()
       new SnapshotExpiry(table).expire(table.options.expireConfig(now))

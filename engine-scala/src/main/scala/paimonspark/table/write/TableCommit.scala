@@ -5,7 +5,7 @@ import java.nio.ByteBuffer
 import paimonspark.{CommitConflictException, InvalidDataException}
 import paimonspark.format._
 import paimonspark.lsm.KeyRanges
-import paimonspark.table.{FileStoreTable, KeyLayout, ManifestStore, Predicate}
+import paimonspark.table.{FileStoreTable, KeyLayout, ManifestStore, Predicate, TableOptions}
 import paimonspark.table.scan.PartitionFilter
 
 /** Which live files a commit replaces. */
@@ -99,6 +99,15 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
     val earliest = snapshots.earliestId().getOrElse(1L)
     snapshots.latestId().toSeq.flatMap(latest => (latest to earliest by -1).iterator.flatMap(snapshots.readIfExists)
       .find(_.commitUser == commitUser)).headOption.exists(_.commitIdentifier >= identifier)
+  }
+
+  /**
+   * Paimon's `compact_manifest`: a COMPACT snapshot with the same files, its base manifests merged
+   * into as few as `manifest.target-file-size` allows. None when the table has no snapshot.
+   */
+  def compactManifests(): Option[Long] = if (table.snapshotManager.latestId().isEmpty) None else {
+    val merging = table.withDynamicOptions(Map(TableOptions.ManifestMergeMinCount -> "1"))
+    new TableCommit(merging, commitUser).run(Nil, CommitKind.Compact, (_, _) => Nil)
   }
 
   /**
@@ -234,7 +243,13 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       if (table.hooks.locked(snapshots.publish(snapshot))) {
         def partitions(entries: Seq[ManifestEntry]) = entries.map(_.partition.toSeq).toSet
         table.hooks.committed(table, snapshot, partitions(added), partitions(replaced))
-        CommitMaintenance.run(table)
+        val endOfInput = identifier == SnapshotJson.BatchCommitIdentifier
+        // As Paimon's Spark writes: a batch write marks the partitions it wrote done.
+        if (endOfInput && kind != CommitKind.Compact && added.nonEmpty && table.options.endInputToDone &&
+            table.schema.partitionKeys.nonEmpty) {
+          PartitionMarkDone.mark(table, added.map(e => table.partitionPath(e.partition)))
+        }
+        CommitMaintenance.run(table, endOfInput)
         return Some(snapshot.id)
       }
       written.discard()

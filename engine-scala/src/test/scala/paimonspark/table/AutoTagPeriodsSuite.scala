@@ -1,4 +1,4 @@
-package paimonspark.table.history
+package paimonspark.table
 
 import java.time.{Duration, LocalDateTime}
 

@@ -1,0 +1,125 @@
+package paimonspark.spark.write
+
+import java.util.UUID
+
+import org.apache.spark.sql.{Column, DataFrame, SparkSession}
+import org.apache.spark.sql.catalyst.CatalystTypeConverters
+import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
+import org.apache.spark.sql.catalyst.expressions.RowOrdering
+import org.apache.spark.sql.functions.lit
+import org.apache.spark.sql.paimon.TableFrames
+
+import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
+import paimonspark.format.{FileIdentifier, SnapshotJson}
+import paimonspark.spark.{SparkSchemas, SparkTable}
+import paimonspark.table.{FileStoreTable, Predicate, TableFeatures}
+import paimonspark.table.scan.ScanPlanner
+import paimonspark.table.write.{OverwriteScope, TableCommit}
+
+/**
+ * Sort compaction of an append table (`compact` with `order_strategy`), as Paimon's: every file of
+ * the selected partitions is read at one snapshot and written back ordered by `order_by`, plainly
+ * (`order`) or along a space-filling curve over the columns (`zorder`, `hilbert`), range-partitioned
+ * so that each new file holds a narrow range of the key and its statistics skip it for filters on
+ * those columns. It replaces exactly the files it read in one OVERWRITE commit: a file another commit
+ * removed meanwhile fails it, and files appended meanwhile stay.
+ */
+object SortCompaction {
+  sealed abstract class Curve(val name: String)
+  object Curve {
+    case object Order extends Curve("order")
+    case object ZOrder extends Curve("zorder")
+    case object Hilbert extends Curve("hilbert")
+
+    def parse(text: String): Curve = Seq(Order, ZOrder, Hilbert).find(_.name == text.trim.toLowerCase).getOrElse(
+      throw new InvalidOptionException("order_strategy", s"compact: order_strategy must be none, order, zorder or " +
+        s"hilbert, not '$text'"))
+  }
+
+  /** Returns the OVERWRITE snapshot's id, or None when the selected partitions hold no file. */
+  def run(table: FileStoreTable, partitions: Option[Predicate], curve: Curve, columns: Seq[String]): Option[Long] = {
+    check(table, curve, columns)
+    TableFeatures.requireWritable(table)
+    table.currentSnapshot().flatMap { snapshot =>
+      val splits = new ScanPlanner(table).plan(Some(snapshot), partitions)
+      if (splits.isEmpty) None
+      else {
+        val read = splits.flatMap(s => s.files.map(f => FileIdentifier.of(s.partitionBytes, s.bucket, f))).toSet
+        val session = SparkSession.active
+        val frame = TableFrames.of(session, new SparkTable(table.readingAt(snapshot), table.name))
+        val selected = partitions.fold(frame)(p => frame.where(column(frame, table, p)))
+        val order = table.schema.partitionKeys.map(quoted(frame, _)) ++ key(frame, curve, columns)
+        val sorted = selected.repartitionByRange(session.sessionState.conf.numShufflePartitions, order: _*)
+          .sortWithinPartitions(order: _*)
+        write(table, sorted, read)
+      }
+    }
+  }
+
+  private def check(table: FileStoreTable, curve: Curve, columns: Seq[String]): Unit = {
+    if (table.options.deletionVectors) {
+      throw new UnsupportedFeatureException(s"compact: table ${table.name}: order_strategy '${curve.name}' is not " +
+        "supported yet on a table with deletion vectors", "order_strategy")
+    }
+    if (columns.isEmpty) {
+      throw new InvalidOptionException("order_by", s"compact: order_strategy '${curve.name}' needs order_by columns")
+    }
+    val types = SparkSchemas.sparkSchema(table.schema)
+    columns.foreach { c =>
+      if (!types.fieldNames.contains(c)) {
+        throw new InvalidOptionException("order_by", s"compact: order_by column '$c' is not a column of ${table.name} " +
+          s"(${types.fieldNames.mkString(", ")})")
+      }
+      if (table.schema.partitionKeys.contains(c)) {
+        throw new InvalidOptionException("order_by", s"compact: order_by column '$c' is a partition column of " +
+          s"${table.name}; sorting within a partition by it means nothing")
+      }
+      val sortable = if (curve == Curve.Order) RowOrdering.isOrderable(types(c).dataType) else CurveKey.supports(types(c).dataType)
+      if (!sortable) {
+        throw new InvalidOptionException("order_by", s"compact: order_by column '$c' of type ${types(c).dataType.sql} " +
+          s"cannot be sorted by ${curve.name}")
+      }
+    }
+  }
+
+  private def quoted(frame: DataFrame, name: String): Column = frame.col(s"`${name.replace("`", "``")}`")
+
+  private def key(frame: DataFrame, curve: Curve, columns: Seq[String]): Seq[Column] = curve match {
+    case Curve.Order => columns.map(quoted(frame, _))
+    case _ => Seq(TableFrames.column(CurveKey(columns.map(c => UnresolvedAttribute(Seq(c))), curve == Curve.Hilbert)))
+  }
+
+  /** A selection of partitions (equalities, nulls, and/or: what PartitionSelection makes) as a column. */
+  private def column(frame: DataFrame, table: FileStoreTable, p: Predicate): Column = p match {
+    case Predicate.Constant(b) => lit(b)
+    case Predicate.IsNull(i) => quoted(frame, table.schema.fieldNames(i)).isNull
+    case Predicate.Compare(Predicate.Eq, i, value) =>
+      val name = table.schema.fieldNames(i)
+      quoted(frame, name) === lit(CatalystTypeConverters.convertToScala(value, SparkSchemas.sparkSchema(table.schema)(name).dataType))
+    case Predicate.And(l, r) => column(frame, table, l) && column(frame, table, r)
+    case Predicate.Or(l, r) => column(frame, table, l) || column(frame, table, r)
+    case other => throw new IllegalArgumentException(s"not a partition selection: $other")
+  }
+
+  private def write(table: FileStoreTable, sorted: DataFrame, read: Set[FileIdentifier]): Option[Long] = {
+    val factory = new AppendWriterFactory(table)
+    val written = sorted.queryExecution.toRdd.mapPartitionsWithIndex { (i, rows) =>
+      val writer = factory.createWriter(i, 0L)
+      try {
+        rows.foreach(writer.write)
+        Iterator(writer.commit())
+      } catch {
+        case e: Throwable =>
+          writer.abort()
+          throw e
+      }
+    }.collect().toSeq.collect { case f: FilesWritten => f.files }
+    try new TableCommit(table, UUID.randomUUID().toString).commit(written.flatMap(_.data),
+      Some(OverwriteScope.Files(read)), identifier = SnapshotJson.BatchCommitIdentifier)
+    catch {
+      case e: Throwable =>
+        written.flatMap(_.data).foreach(e => table.io.delete(table.dataFilePath(e.partition, e.bucket, e.file), recursive = false))
+        throw e
+    }
+  }
+}
