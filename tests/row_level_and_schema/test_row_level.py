@@ -192,12 +192,24 @@ def test_merge_engines_take_what_paimon_lets_them(spark, warehouse):
         spark.sql(PK_TABLE.format(name=name, bucket="1", extra=f", 'merge-engine' = '{engine}'"))
         spark.sql(f"INSERT INTO paimon.default.{name} VALUES (1, 'a', 1), (2, 'b', 2)")
         kinds = commit_kinds(warehouse, name)
-        with pytest.raises(UnsupportedFeatureError, match=f"{engine} merge engine"):
+        with pytest.raises(UnsupportedFeatureError, match=f"merge engine {engine}") as refused:
             spark.sql(statement.format(t=f"paimon.default.{name}"))
         assert commit_kinds(warehouse, name) == kinds
+        # As Paimon's refusals, it is a java.lang.UnsupportedOperationException on the JVM side.
+        unsupported = spark._jvm.java.lang.Class.forName("java.lang.UnsupportedOperationException")
+        assert unsupported.isInstance(refused.value.java_exception)
         # Dropping a whole partition needs no merge: every engine takes it.
         spark.sql(f"DELETE FROM paimon.default.{name} WHERE p = 2")
         assert rows(spark.sql(f"SELECT id FROM paimon.default.{name}")) == [(1,)]
+    # aggregation.remove-record-on-delete: a -D removes the key; a later version starts it again from the -D's values.
+    spark.sql(PK_TABLE.format(name="agg_rm", bucket="1", extra=", 'merge-engine' = 'aggregation', "
+                              "'aggregation.remove-record-on-delete' = 'true', 'fields.v.aggregate-function' = 'max'"))
+    spark.sql("INSERT INTO paimon.default.agg_rm VALUES (1, 'a', 1), (2, 'b', 1)")
+    spark.sql("INSERT INTO paimon.default.agg_rm VALUES (1, 'c', 1)")
+    spark.sql("DELETE FROM paimon.default.agg_rm WHERE id = 1")
+    assert rows(spark.sql("SELECT * FROM paimon.default.agg_rm")) == [(2, "b", 1)]
+    spark.sql("CALL paimon.sys.compact(table => 'default.agg_rm')")
+    assert rows(spark.sql("SELECT * FROM paimon.default.agg_rm")) == [(2, "b", 1)]
 
 
 def test_concurrent_statements_on_a_primary_key_table_both_land(spark):
@@ -319,3 +331,14 @@ def test_copy_on_write_replaces_only_files_where_a_row_changes(spark, warehouse,
     expected = [(i, "u" if i == 31 else v) for i, v in expected]  # 21 + 10; 99 + 10 is no row
     assert rows(spark.table(t)) == expected
     assert oracle_rows(oracle, "grouped", ["id", "v"]) == expected
+
+
+def test_delete_force_produce_changelog_deletes_whole_partitions_row_by_row(spark, warehouse):
+    spark.sql(PK_TABLE.format(name="forced", bucket="1", extra=", 'changelog-producer' = 'input', "
+                              "'delete.force-produce-changelog' = 'true'"))
+    spark.sql("INSERT INTO paimon.default.forced VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 2)")
+    spark.sql("DELETE FROM paimon.default.forced WHERE p = 2")
+    assert commit_kinds(warehouse, "forced")[-1] == "APPEND"
+    changes = spark.read.option("incremental-between", "1,2").table("paimon.default.`forced$audit_log`")
+    assert rows(changes.select("rowkind", "id")) == [("-D", 2), ("-D", 3)]
+    assert rows(spark.sql("SELECT id FROM paimon.default.forced")) == [(1,)]

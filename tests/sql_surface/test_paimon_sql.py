@@ -53,6 +53,9 @@ def test_an_unqualified_table_is_in_the_default_database_when_another_catalog_is
     spark.sql("USE spark_catalog.default")
     spark.sql("CALL paimon.sys.create_tag(table => 't', tag => 'from_elsewhere', snapshot => 2)")
     assert "from_elsewhere" in tag_names(warehouse, "t")
+    # `spark_catalog` (Paimon's session catalog over the same warehouse) takes `CALL sys.x` too.
+    spark.sql("CALL sys.create_tag(table => 't', tag => 'in_session_catalog', snapshot => 2)")
+    assert "in_session_catalog" in tag_names(warehouse, "t")
 
 
 def test_rollback_takes_paimons_arguments_in_paimons_order(spark, t):

@@ -5,22 +5,27 @@ import java.util.Collections
 import org.apache.spark.SparkThrowable
 
 /**
- * The engine's exceptions. Every one extends [[PaimonException]], and the Python package maps each
- * class name to an exception class of its own, so callers can catch by kind on either side.
+ * The engine's exceptions. Every one is a [[PaimonError]] (all but [[UnsupportedFeatureException]]
+ * extend [[PaimonException]]), and the Python package maps each class name to an exception class of
+ * its own, so callers can catch by kind on either side.
  *
  * `value` is what the error is about (the table, option, column, tag or snapshot named) when there
  * is one. It is exposed as Spark's message parameter `value` because that is the one structured
  * field Spark Connect carries to its clients besides the class names: a Python caller gets it over
  * py4j and Connect alike. There is no Spark error condition, so Spark keeps our message as it is.
  */
-class PaimonException(message: String, cause: Throwable = null, val value: String = null)
-    extends RuntimeException(message, cause) with SparkThrowable {
+trait PaimonError extends SparkThrowable { this: RuntimeException =>
+  /** What the error is about, or null. */
+  def value: String
   override def getCondition: String = null
   override def getSqlState: String = null
   override def isInternalError: Boolean = false
   override def getMessageParameters: java.util.Map[String, String] =
     if (value == null) Collections.emptyMap() else Collections.singletonMap("value", value)
 }
+
+class PaimonException(message: String, cause: Throwable = null, val value: String = null)
+    extends RuntimeException(message, cause) with PaimonError
 
 /** A metadata file (schema, snapshot, manifest) or data file that cannot be parsed; names the file. */
 final class CorruptFileException(val file: String, cause: Throwable, message: String)
@@ -34,9 +39,15 @@ final class CommitConflictException(table: String, message: String) extends Paim
 /** A table option that is unknown or whose value is malformed. */
 final class InvalidOptionException(val option: String, message: String) extends PaimonException(message, value = option)
 
-/** A valid Paimon table option or feature that this engine does not implement yet; names it when it has a name. */
+/**
+ * A valid Paimon table option or feature that this engine does not implement yet, or an operation a
+ * table does not allow; names it when it has a name. A `java.lang.UnsupportedOperationException`, as
+ * Paimon's refusals are, so that code catching those keeps working.
+ */
 final class UnsupportedFeatureException(message: String, feature: String = null)
-    extends PaimonException(message, value = feature)
+    extends UnsupportedOperationException(message) with PaimonError {
+  override val value: String = feature
+}
 
 /** A path or name that is not a Paimon table, or a table that does not exist. */
 final class TableNotFoundException(table: String, message: String) extends PaimonException(message, value = table)

@@ -11,6 +11,8 @@ import paimonspark.format.{AtomicType, SparkTypes, TableSchema}
  * A table's merge engine and its options, resolved and checked once on the driver (at CREATE, and
  * again before any read or write), then turned into engines and orderings over the rows actually
  * merged. `columnOptions` holds each column's `fields.<column>.*` options without the prefix.
+ * `removeRecordOnDelete`: a -D removes the key (`partial-update.remove-record-on-delete`,
+ * `aggregation.remove-record-on-delete`).
  */
 final case class MergeEngineSpec(
     engine: String,
@@ -64,7 +66,7 @@ final case class MergeEngineSpec(
       case "aggregation" =>
         val aggregators = values.map(i => i -> aggregator(schema(i).name, aggregateFunction(schema(i).name),
           schema(i).dataType)).toMap
-        new AggregationEngine(schema, aggregators, ignoreDelete)
+        new AggregationEngine(schema, aggregators, ignoreDelete, removeRecordOnDelete)
     }
   }
 
@@ -120,8 +122,7 @@ object MergeEngineSpec {
         if (schema.primaryKeys.contains(c)) invalid(key, s"'$c' is a primary-key column and cannot be aggregated")
         perColumn(c) = perColumn.getOrElse(c, Map.empty) + (option -> options(key))
       case k if k.startsWith("fields.") => refuse(s"the option '$k'")
-      case k @ ("aggregation.remove-record-on-delete" | "partial-update.remove-record-on-sequence-group") =>
-        refuse(s"the option '$k'")
+      case k @ "partial-update.remove-record-on-sequence-group" => refuse(s"the option '$k'")
       case _ => ()
     }
     val sequenceGroups = groups.result()
@@ -145,7 +146,9 @@ object MergeEngineSpec {
       case Some(other) => invalid("sequence.field.sort-order", s"sequence.field.sort-order must be ascending or " +
         s"descending, not '$other'")
     }
-    val spec = MergeEngineSpec(engine, flag("ignore-delete"), flag("partial-update.remove-record-on-delete"),
+    val removeOnDelete = flag(if (engine == "aggregation") "aggregation.remove-record-on-delete"
+      else "partial-update.remove-record-on-delete")
+    val spec = MergeEngineSpec(engine, flag("ignore-delete"), removeOnDelete,
       perColumn.toMap, options.get(DefaultAggregate), sequence, descending, sequenceGroups)
     val values = schema.fields.filterNot(f => schema.primaryKeys.contains(f.name))
     // Build every aggregator once, so a function that does not fit its column fails at CREATE.

@@ -123,9 +123,13 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
     else () => new CopyOnWriteOperation(this, info.command())
   }
 
-  /** A DELETE whose condition only compares partition columns with values drops whole partitions. */
+  /**
+   * A DELETE whose condition only compares partition columns with values drops whole partitions,
+   * unless `delete.force-produce-changelog`: then its rows are deleted one by one, so that a
+   * primary-key table's changelog holds them.
+   */
   override def canDeleteWhere(predicates: Array[SparkPredicate]): Boolean =
-    PartitionPredicates.scope(store.schema, predicates).isDefined
+    !store.options.deleteForceProducesChangelog && PartitionPredicates.scope(store.schema, predicates).isDefined
 
   override def deleteWhere(predicates: Array[SparkPredicate]): Unit = {
     writable()

@@ -137,6 +137,7 @@ final case class TableOptions(raw: Map[String, String]) {
   def endInputChecksPartitionExpiry: Boolean = flag(EndInputCheckPartitionExpire)
   def markDoneActions: Seq[String] = list(MarkDoneAction).map(_.toLowerCase)
   def endInputToDone: Boolean = flag(EndInputToDone)
+  def deleteForceProducesChangelog: Boolean = flag(DeleteForceProduceChangelog)
   /** The zone a watermark is read in to name its period (`sink.watermark-time-zone`, UTC by default). */
   def watermarkZone: java.time.ZoneId = java.time.ZoneId.of(text(WatermarkTimeZone).trim)
   /** The zone a commit time is read in to name its period (`sink.process-time-zone`, the JVM's by default). */
@@ -202,6 +203,7 @@ object TableOptions {
   val EndInputCheckPartitionExpire = "end-input.check-partition-expire"
   val MarkDoneAction = "partition.mark-done-action"
   val EndInputToDone = "partition.end-input-to-done"
+  val DeleteForceProduceChangelog = "delete.force-produce-changelog"
   val ChangelogRowDeduplicateIgnoreFields = "changelog-producer.row-deduplicate-ignore-fields"
   val CompactionTrigger = "num-sorted-run.compaction-trigger"
   val DynamicTargetRowNum = "dynamic-bucket.target-row-num"

@@ -45,4 +45,18 @@ class RowLevelInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(java.rows(s"default.$t") == Seq(Seq(1, "x", 1, 7L), Seq(4, "D", 2, 40L), Seq(9, "new", 2, 9L)))
     }
   }
+
+  test("aggregation.remove-record-on-delete: Java merges our -D rows as we do, before and after compaction") {
+    sql("CREATE TABLE paimon.default.agg_rm (id INT, n BIGINT) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', " +
+      "'merge-engine' = 'aggregation', 'fields.n.aggregate-function' = 'sum', 'aggregation.remove-record-on-delete' = " +
+      "'true', 'write-only' = 'true')")
+    sql("INSERT INTO paimon.default.agg_rm VALUES (1, 10), (2, 20), (3, 30)")
+    sql("INSERT INTO paimon.default.agg_rm VALUES (1, 1), (2, 2)")
+    sql("DELETE FROM paimon.default.agg_rm WHERE id = 1")
+    sql("INSERT INTO paimon.default.agg_rm VALUES (2, 5)")
+    val expected = Seq(Seq(2, 27L), Seq(3, 30L))
+    assert(ours("SELECT * FROM paimon.default.agg_rm") == expected && java.rows("default.agg_rm") == expected)
+    sql("CALL paimon.sys.compact(table => 'default.agg_rm')")
+    assert(ours("SELECT * FROM paimon.default.agg_rm") == expected && java.rows("default.agg_rm") == expected)
+  }
 }

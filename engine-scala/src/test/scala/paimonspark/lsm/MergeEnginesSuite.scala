@@ -77,7 +77,16 @@ class MergeEnginesSuite extends AnyFunSuite {
   test("options that change merging and are not implemented are refused") {
     intercept[UnsupportedFeatureException](spec("aggregation", "fields.a.aggregate-function" -> "hll_sketch"))
     intercept[UnsupportedFeatureException](spec("aggregation", "fields.a.aggregate-function" -> "count"))
-    intercept[UnsupportedFeatureException](spec("deduplicate", "aggregation.remove-record-on-delete" -> "true"))
+    intercept[UnsupportedFeatureException](spec("partial-update", "fields.a.sequence-group" -> "b",
+      "partial-update.remove-record-on-sequence-group" -> "a"))
+  }
+
+  test("aggregation with remove-record-on-delete: a -D removes the key, and its values restart the fold, as in Paimon") {
+    val agg = spec("aggregation", "fields.a.aggregate-function" -> "sum", "aggregation.remove-record-on-delete" -> "true")
+    assert(fold(agg, row(1, Insert, 10L, "x"), row(2, Delete, 4L, "x")).isEmpty)
+    assert(fold(agg, row(1, Insert, 10L, "x"), row(2, Delete, 4L, "x"), row(3, Insert, 1L, "y")) == Some((5L, "y")))
+    // Retractions other than -D still take values back out.
+    assert(fold(agg, row(1, Insert, 10L, "x"), row(2, UpdateBefore, 4L, null)) == Some((6L, "x")))
   }
 
   test("first-row keeps the oldest version and refuses retractions unless told to drop them") {

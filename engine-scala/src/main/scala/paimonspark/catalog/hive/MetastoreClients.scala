@@ -5,7 +5,7 @@ import java.util.concurrent.{ArrayBlockingQueue, ConcurrentHashMap}
 import org.apache.hadoop.hive.metastore.{HiveMetaHookLoader, IMetaStoreClient, RetryingMetaStoreClient}
 import org.apache.thrift.TApplicationException
 
-import paimonspark.{MetastoreException, PaimonException}
+import paimonspark.{MetastoreException, PaimonError}
 
 /**
  * Up to `client-pool-size` connections to one metastore, opened when first needed and shared by
@@ -22,7 +22,7 @@ final class MetastoreClients private (settings: MetastoreSettings) {
     try {
       val client = Option(idle.poll()).getOrElse(connect())
       val result = try call(client) catch {
-        case e: PaimonException => idle.offer(client); throw e
+        case e: PaimonError => idle.offer(client); throw e
         case e: Exception => client.close(); throw failure(what, e)
       }
       idle.offer(client)

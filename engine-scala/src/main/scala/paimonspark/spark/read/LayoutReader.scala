@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.v2.FilePartitionReaderFactory
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import paimonspark.{CorruptFileException, PaimonException}
+import paimonspark.{CorruptFileException, PaimonError}
 import paimonspark.format.DataFileFormat
 
 /**
@@ -35,7 +35,7 @@ final class FormatReader(format: String, factory: FilePartitionReaderFactory, ca
 
   private def naming[A](file: PartitionedFile)(body: => A): A =
     try body catch {
-      case e: PaimonException => throw e
+      case e: PaimonError => throw e
       case NonFatal(e) => throw new CorruptFileException(file.toPath.toString, e, s"Cannot read ${file.toPath} as a " +
         s"$format data file (damaged, truncated, or not $format): ${e.getMessage}")
     }

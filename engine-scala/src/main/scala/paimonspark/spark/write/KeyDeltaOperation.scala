@@ -43,17 +43,25 @@ final class KeyDeltaOperation(table: SparkTable, command: Command) extends Suppo
 
 object KeyDeltaOperation {
   /**
-   * Why a merge engine cannot take a statement, as Paimon refuses them: first-row keeps the first
-   * version whatever comes later, aggregation would fold an update or a retraction into its totals,
-   * and partial-update drops a retraction unless `partial-update.remove-record-on-delete` is set.
+   * Why a merge engine cannot take a statement, in Paimon's words: UPDATE and MERGE need an engine
+   * whose result is the newest version (deduplicate, partial-update); DELETE writes -D rows, which
+   * first-row ignores, aggregation folds into its totals and partial-update drops, unless their
+   * `remove-record-on-delete` option makes a -D remove the key. (Paimon then rewrites a fully
+   * compacted bucket's files instead, which this engine does not do yet.)
    */
-  def refusal(spec: MergeEngineSpec, command: Command): Option[String] = spec.engine match {
-    case "first-row" => Some("is not supported by the first-row merge engine, which keeps each key's first row")
-    case "aggregation" => Some("is not supported by the aggregation merge engine, which would add the change to its totals")
-    case "partial-update" if command == Command.DELETE && !spec.removeRecordOnDelete =>
-      Some("needs 'partial-update.remove-record-on-delete' = 'true' on a partial-update table")
-    case _ if command == Command.DELETE && spec.ignoreDelete => Some("would do nothing: the table sets 'ignore-delete'")
-    case _ => None
+  def refusal(spec: MergeEngineSpec, command: Command): Option[String] = (spec.engine, command) match {
+    case ("deduplicate", Command.DELETE) if spec.ignoreDelete => Some("would do nothing: the table sets 'ignore-delete'")
+    case ("deduplicate", _) | ("partial-update", Command.UPDATE | Command.MERGE) => None
+    case (engine, Command.DELETE) if !spec.removeRecordOnDelete =>
+      val option = if (engine == "aggregation") Some("aggregation.remove-record-on-delete")
+        else if (engine == "partial-update") Some("partial-update.remove-record-on-delete") else None
+      Some(s"is refused: merge engine $engine doesn't support batch delete by default" +
+        option.fold(".")(o => s". To support batch delete, please set '$o' to true."))
+    case (_, Command.DELETE) => None
+    case (engine, _) =>
+      val op = if (command == Command.UPDATE) "Update" else "MergeInto"
+      Some(s"is refused: merge engine $engine can not support $op, currently only deduplicate, partial-update can " +
+        s"support $op.")
   }
 }
 

@@ -15,7 +15,7 @@ private[table] object ProcessingOptions extends OptionDeclarations {
     refused("ignore-update-before", bool, "false", "-U rows are merged like other retractions", WriteOnly),
     implemented("sequence.field", text),
     implemented("sequence.field.sort-order", enumOf("SortOrder", "ascending", "descending"), "ascending"),
-    refused("aggregation.remove-record-on-delete", bool, "false", "a -D row retracts its values instead", ReadWrite),
+    implemented("aggregation.remove-record-on-delete", bool, "false"),
     implemented("partial-update.remove-record-on-delete", bool, "false"),
     refused("partial-update.remove-record-on-sequence-group", text, null, "a -D row of a sequence group retracts " +
       "that group's columns instead", ReadWrite),
@@ -101,7 +101,7 @@ private[table] object ProcessingOptions extends OptionDeclarations {
     implemented("changelog-producer.row-deduplicate", bool, "false"),
     implemented("changelog-producer.row-deduplicate-ignore-fields", text),
     implemented("lookup-wait", bool, "true", aliases = Seq("changelog-producer.lookup-wait")),
-    refused("delete.force-produce-changelog", bool, "false", "DELETE on append tables writes no changelog", WriteOnly),
+    implemented("delete.force-produce-changelog", bool, "false"),
     noEffect("lookup.hash-load-factor", Fraction("Float"), "0.75", Lookup),
     noEffect("lookup.cache-file-retention", time, "1 h", Lookup),
     noEffect("lookup.cache-max-disk-size", memory, "9223372036854775807 b", Lookup),
