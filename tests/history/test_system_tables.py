@@ -1,12 +1,14 @@
-"""System tables (`t$snapshots`, `$schemas`, `$options`, `$tags`, `$branches`, `$consumers`, `$files`, `$manifests`,
-`$partitions`, `$buckets`, `$statistics`, `$ro`): Paimon's columns, rows that match the metadata files, and
-pypaimon's system tables where it has them."""
+"""System tables (`t$snapshots`, `$schemas`, `$options`, `$tags`, `$branches`, `$consumers`, `$files`,
+`$file_key_ranges`, `$manifests`, `$partitions`, `$buckets`, `$statistics`, `$table_indexes`, `$aggregation_fields`,
+`$ro`) and the catalog's database `sys`: Paimon's columns, rows that match the metadata files, and pypaimon's system
+tables where it has them."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
 import os
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -14,6 +16,7 @@ from conftest import rows, table_dir
 from history_util import data_files, oracle_system_rows, snapshot_ids, snapshot_json, utc
 from paimon_spark import InvalidIdentifierError, PaimonError
 from pyspark.errors import AnalysisException
+from pyspark.sql.types import (ArrayType, BooleanType, IntegerType, LongType, StringType, StructField, StructType)
 
 pytestmark = pytest.mark.usefixtures("utc")
 
@@ -332,3 +335,141 @@ def test_system_tables_in_the_session_catalog(spark, oracle):
         ["one"]
     assert sorted(r["snapshot_id"] for r in oracle_system_rows(oracle, "st_session$snapshots")) == [1, 2]
     spark.sql("DROP TABLE st_session")
+
+
+def struct(*fields):
+    """A StructType of (name, type) or (name, type, nullable) triples."""
+    return StructType([StructField(f[0], f[1], f[2] if len(f) > 2 else True) for f in fields])
+
+
+def test_file_key_ranges_table_is_files_without_stats(spark, oracle, st):
+    df = spark.table("paimon.default.`st$file_key_ranges`")
+    assert df.schema == struct(
+        ("partition", StringType()), ("bucket", IntegerType(), False), ("file_path", StringType(), False),
+        ("file_format", StringType(), False), ("schema_id", LongType(), False), ("level", IntegerType(), False),
+        ("record_count", LongType(), False), ("file_size_in_bytes", LongType(), False), ("min_key", StringType()),
+        ("max_key", StringType()), ("first_row_id", LongType()))
+    ours = sys_rows(spark, "st$file_key_ranges")
+    files = sys_rows(spark, "st$files")
+    assert sorted(ours, key=lambda r: r["file_path"]) == \
+        sorted(({c: r[c] for c in df.columns} for r in files), key=lambda r: r["file_path"])
+    keys = ["bucket", "schema_id", "level", "record_count", "file_size_in_bytes", "min_key", "max_key", "first_row_id"]
+    theirs = oracle_system_rows(oracle, "st$file_key_ranges")
+    assert sorted((basename(r["file_path"]), *(r[k] for k in keys)) for r in theirs) == \
+        sorted((basename(r["file_path"]), *(r[k] for k in keys)) for r in ours)
+    assert {r["file_path"] for r in sys_rows(spark, "st$file_key_ranges", "WHERE partition = '{z}'")} == \
+        {r["file_path"] for r in ours if r["partition"] == "{z}"}
+
+
+DV_RANGE = StructType([StructField("f0", StringType(), False), StructField("f1", IntegerType(), False),
+                       StructField("f2", IntegerType(), False), StructField("_CARDINALITY", LongType())])
+
+
+def test_table_indexes_table_has_paimon_1_4_columns(spark, oracle):
+    spark.sql("CREATE TABLE paimon.default.st_dv (id INT, v STRING, p STRING) PARTITIONED BY (p) TBLPROPERTIES "
+              "('primary-key' = 'p,id', 'bucket' = '1', 'deletion-vectors.enabled' = 'true')")
+    spark.sql("INSERT INTO paimon.default.st_dv VALUES (1, 'a', 'x'), (2, 'b', 'x'), (3, 'c', 'y')")
+    spark.sql("INSERT INTO paimon.default.st_dv VALUES (1, 'a2', 'x')")
+    df = spark.table("paimon.default.`st_dv$table_indexes`")
+    assert df.schema == struct(
+        ("partition", StringType()), ("bucket", IntegerType(), False), ("index_type", StringType(), False),
+        ("file_name", StringType(), False), ("file_size", LongType(), False), ("row_count", LongType(), False),
+        ("dv_ranges", ArrayType(DV_RANGE)))
+    ours = sys_rows(spark, "st_dv$table_indexes")
+    # One vector, in x's bucket, marking the replaced row of the first insert.
+    [index] = ours
+    assert (index["partition"], index["bucket"], index["index_type"]) == ("{x}", 0, "DELETION_VECTORS")
+    [vector] = index["dv_ranges"]
+    assert vector["_CARDINALITY"] == 1
+    assert vector["f0"] in {basename(r["file_path"]) for r in sys_rows(spark, "st_dv$files")}
+    keys = ["bucket", "index_type", "file_name", "file_size", "row_count"]
+    theirs = oracle_system_rows(oracle, "st_dv$table_indexes")
+    assert [({k: r[k] for k in keys}, [tuple(v.values()) for v in r["dv_ranges"]]) for r in theirs] == \
+        [({k: r[k] for k in keys}, [tuple(v) for v in r["dv_ranges"]]) for r in ours]
+
+
+def test_aggregation_fields_table_lists_each_columns_options(spark):
+    spark.sql("CREATE TABLE paimon.default.st_agg (id INT COMMENT 'the key', n BIGINT, s VARCHAR(8), "
+              "r STRUCT<`a b`: INT NOT NULL COMMENT 'it''s', c: ARRAY<DECIMAL(10, 2)>>) TBLPROPERTIES ("
+              "'primary-key' = 'id', 'merge-engine' = 'aggregation', 'fields.n.aggregate-function' = 'sum', "
+              "'fields.s.aggregate-function' = 'last_non_null_value', 'fields.default-aggregate-function' = 'max')")
+    df = spark.table("paimon.default.`st_agg$aggregation_fields`")
+    assert df.schema == struct(("field_name", StringType(), False), ("field_type", StringType(), False),
+                               ("function", StringType()), ("function_options", StringType()), ("comment", StringType()))
+    # As Paimon prints them: types in its SQL spelling, each column's `fields.<column>.*` options as Java lists.
+    assert sys_rows(spark, "st_agg$aggregation_fields") == [
+        {"field_name": "id", "field_type": "INT NOT NULL", "function": "[]", "function_options": "[]",
+         "comment": "the key"},
+        {"field_name": "n", "field_type": "BIGINT", "function": "[sum]",
+         "function_options": "[fields.n.aggregate-function]", "comment": None},
+        {"field_name": "s", "field_type": "VARCHAR(8)", "function": "[last_non_null_value]",
+         "function_options": "[fields.s.aggregate-function]", "comment": None},
+        {"field_name": "r", "field_type": "ROW<`a b` INT NOT NULL COMMENT 'it''s', `c` ARRAY<DECIMAL(10, 2)>>",
+         "function": "[]", "function_options": "[]", "comment": None},
+    ]
+
+
+ALL_TABLES = struct(
+    ("database_name", StringType()), ("table_name", StringType()), ("table_type", StringType()),
+    ("partitioned", BooleanType()), ("primary_key", BooleanType()), ("owner", StringType()),
+    ("created_at", LongType()), ("created_by", StringType()), ("updated_at", LongType()), ("updated_by", StringType()),
+    ("record_count", LongType()), ("file_size_in_bytes", LongType()), ("file_count", LongType()),
+    ("last_file_creation_time", LongType()))
+ALL_PARTITIONS = struct(
+    ("database_name", StringType()), ("table_name", StringType()), ("partition_name", StringType()),
+    ("record_count", LongType()), ("file_size_in_bytes", LongType()), ("file_count", LongType()),
+    ("last_file_creation_time", LongType()), ("done", BooleanType()))
+
+
+def test_catalog_system_database(spark, warehouse, st):
+    assert spark.table("paimon.sys.tables").schema == ALL_TABLES
+    assert spark.table("paimon.sys.partitions").schema == ALL_PARTITIONS
+    assert spark.table("paimon.sys.all_table_options").schema == struct(
+        ("database_name", StringType()), ("table_name", StringType()), ("key", StringType()), ("value", StringType()))
+    assert spark.table("paimon.sys.catalog_options").schema == struct(
+        ("key", StringType(), False), ("value", StringType(), False))
+
+    # A filesystem catalog has no audit fields nor snapshot statistics for Paimon to show.
+    [table] = [r.asDict() for r in spark.sql("SELECT * FROM paimon.sys.tables WHERE table_name = 'st'").collect()]
+    assert table == {"database_name": "default", "table_name": "st", "table_type": "table", "partitioned": True,
+                     "primary_key": True, **{c: None for c in ALL_TABLES.names[5:]}}
+    names = {r[0] for r in spark.sql("SELECT table_name FROM paimon.sys.tables WHERE database_name = 'default'")
+             .collect()}
+    assert names == {r.tableName for r in spark.sql("SHOW TABLES IN paimon.default").collect()}
+
+    # Partitions as `st$partitions` counts them; the last file's creation time (a wall clock) in epoch millis.
+    zone = spark.sparkContext._jvm.java.util.TimeZone.getDefault().getID()
+    expected = [("default", "st", r["partition"], r["record_count"], r["file_size_in_bytes"], r["file_count"],
+                 int(r["last_update_time"].replace(tzinfo=ZoneInfo(zone)).timestamp() * 1000), False)
+                for r in sys_rows(spark, "st$partitions")]
+    assert rows(spark.sql("SELECT * FROM paimon.sys.partitions WHERE table_name = 'st'")) == sorted(expected)
+
+    # The catalog's options as configured (configure_spark_with_paimon gives the warehouse as a file: URI).
+    prefix = "spark.sql.catalog.paimon."
+    catalog_options = {k[len(prefix):]: v for k, v in spark.sparkContext.getConf().getAll() if k.startswith(prefix)}
+    assert rows(spark.table("paimon.sys.catalog_options")) == sorted(catalog_options.items())
+    assert catalog_options["warehouse"] == warehouse.as_uri()
+
+    # The latest schema's options, and the table's location, which Paimon's catalog adds as `path` (its
+    # Path prints file:///x as file:/x).
+    options = rows(spark.sql("SELECT key, value FROM paimon.sys.all_table_options "
+                             "WHERE database_name = 'default' AND table_name = 'st'"))
+    assert options == sorted([(r["key"], r["value"]) for r in sys_rows(spark, "st$options")] +
+                             [("path", f"file:{table_dir(warehouse, 'st')}")])
+
+
+def test_catalog_system_database_names(spark):
+    assert [r.tableName for r in spark.sql("SHOW TABLES IN paimon.sys").collect()] == [
+        "tables", "partitions", "all_table_options", "catalog_options"]
+    # Paimon's SparkCatalog lists the databases its catalog stores, which `sys` is not among.
+    assert "sys" not in {r[0] for r in spark.sql("SHOW DATABASES IN paimon").collect()}
+    with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
+        spark.table("paimon.sys.nope").collect()
+    with pytest.raises(InvalidIdentifierError, match="sys"):
+        spark.sql("CREATE TABLE paimon.sys.t (id INT)")
+    with pytest.raises(InvalidIdentifierError, match="sys"):
+        spark.sql("DROP DATABASE paimon.sys")
+    with pytest.raises(PaimonError, match="AS OF"):
+        spark.sql("SELECT * FROM paimon.sys.tables VERSION AS OF 1").collect()
+    # The session catalog reaches them too.
+    assert spark.sql("SELECT count(*) FROM spark_catalog.sys.catalog_options").head()[0] > 0

@@ -37,7 +37,7 @@ final case class MapType(key: DataType, value: DataType, nullable: Boolean) exte
 
 final case class RowType(fields: Seq[DataField], nullable: Boolean) extends DataType {
   def withNullable(n: Boolean): RowType = copy(nullable = n)
-  def typeName: String = fields.map(f => s"`${f.name}` ${f.dataType.sql}").mkString("ROW<", ", ", ">")
+  def typeName: String = fields.map(_.sql).mkString("ROW<", ", ", ">")
 }
 
 final case class DataField(
@@ -45,7 +45,12 @@ final case class DataField(
     name: String,
     dataType: DataType,
     description: Option[String] = None,
-    defaultValue: Option[String] = None)
+    defaultValue: Option[String] = None) {
+  /** As Java's `DataField.asSQLString` spells a row's field: quoted name, type, comment and default. */
+  def sql: String = s"`${name.replace("`", "``")}` ${dataType.sql}" +
+    description.filter(_.nonEmpty).fold("")(d => s" COMMENT '${d.replace("'", "''")}'") +
+    defaultValue.fold("")(v => s" DEFAULT $v")
+}
 
 /** The root of an atomic type and how Java spells it. */
 sealed abstract class TypeRoot(val keyword: String) extends Serializable {

@@ -22,6 +22,7 @@ import paimonspark.spark.catalog.{PaimonFunctions, SessionFileIO, TableChanges, 
 import paimonspark.spark.procedures.{PaimonProcedures, ProcedureTableName}
 import paimonspark.table.FileStoreTable
 import paimonspark.table.schema.SchemaChanges
+import paimonspark.spark.system.CatalogSystemTables
 
 /**
  * The Spark catalog over a Paimon filesystem warehouse, registered as
@@ -32,13 +33,16 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
   private var catalog: Catalog = _
   /** The catalog's `table-default.<option>` values: options of every table created here that does not set its own. */
   private var tableDefaults: Map[String, String] = Map.empty
+  /** The options the catalog was configured with, which `sys.catalog_options` lists. */
+  private var catalogOptions: Map[String, String] = Map.empty
 
   override def name(): String = catalogName
 
   override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
     catalogName = name
     catalog = PaimonCatalog.open(name, options)
-    tableDefaults = options.asCaseSensitiveMap().asScala.toMap.collect {
+    catalogOptions = options.asCaseSensitiveMap().asScala.toMap
+    tableDefaults = catalogOptions.collect {
       case (k, v) if k.startsWith(PaimonCatalog.TableDefault) => k.stripPrefix(PaimonCatalog.TableDefault) -> v
     }
     if (!catalog.databaseExists(PaimonCatalog.DefaultDatabase)) {
@@ -56,8 +60,17 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
 
   private def parts(ident: Identifier): (String, String) = (database(ident.namespace()), ident.name())
 
+  private val Sys = CatalogSystemTables.Database
+
+  /** A database that may be changed, which `sys` is not: it holds the catalog's system tables, as in Paimon. */
+  private def writable(db: String): String =
+    if (db == Sys) throw new InvalidIdentifierException(db, s"catalog $catalogName: database $Sys holds the catalog's " +
+      "system tables; it cannot be created, changed or dropped, nor hold tables")
+    else db
+
   // ---- namespaces ----
 
+  // Without `sys`, as Paimon's SparkCatalog lists them (its catalogs list the databases they store).
   override def listNamespaces(): Array[Array[String]] = catalog.listDatabases().map(Array(_)).toArray
 
   override def listNamespaces(namespace: Array[String]): Array[Array[String]] =
@@ -66,28 +79,28 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
     else throw new NoSuchNamespaceException(namespace)
 
   override def namespaceExists(namespace: Array[String]): Boolean =
-    namespace.length == 1 && catalog.databaseExists(namespace.head)
+    namespace.length == 1 && (namespace.head == Sys || catalog.databaseExists(namespace.head))
 
   override def loadNamespaceMetadata(namespace: Array[String]): util.Map[String, String] = {
     if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace)
-    catalog.loadDatabase(namespace.head).asProperties.asJava
+    if (namespace.head == Sys) util.Map.of() else catalog.loadDatabase(namespace.head).asProperties.asJava
   }
 
   override def createNamespace(namespace: Array[String], metadata: util.Map[String, String]): Unit = {
-    val db = database(namespace)
+    val db = writable(database(namespace))
     if (catalog.databaseExists(db)) throw new NamespaceAlreadyExistsException(namespace)
     catalog.createDatabase(db, metadata.asScala.toMap)
   }
 
   override def alterNamespace(namespace: Array[String], changes: NamespaceChange*): Unit = {
-    val db = database(namespace)
+    val db = writable(database(namespace))
     if (!catalog.databaseExists(db)) throw new NoSuchNamespaceException(namespace)
     catalog.alterDatabase(db, changes.collect { case s: NamespaceChange.SetProperty => s.property() -> s.value() }.toMap,
       changes.collect { case r: NamespaceChange.RemoveProperty => r.property() }.toSet)
   }
 
   override def dropNamespace(namespace: Array[String], cascade: Boolean): Boolean = {
-    val db = database(namespace)
+    val db = writable(database(namespace))
     if (!cascade && catalog.databaseExists(db) && catalog.listTables(db).nonEmpty) {
       throw new NonEmptyNamespaceException(namespace)
     }
@@ -98,15 +111,29 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
 
   override def listTables(namespace: Array[String]): Array[Identifier] = {
     if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace)
-    catalog.listTables(namespace.head).map(t => Identifier.of(namespace, t)).toArray
+    val names = if (namespace.head == Sys) CatalogSystemTables.names else catalog.listTables(namespace.head)
+    names.map(t => Identifier.of(namespace, t)).toArray
   }
 
   override def tableExists(ident: Identifier): Boolean = {
     val (db, t) = parts(ident)
-    catalog.tableExists(db, TableName.parse(t).table)
+    if (db == Sys) CatalogSystemTables.names.contains(t.toLowerCase) else catalog.tableExists(db, TableName.parse(t).table)
   }
 
   override protected def open(ident: Identifier, travel: Option[paimonspark.table.scan.TimeTravel],
+      options: CaseInsensitiveStringMap): Table =
+    if (database(ident.namespace()) == Sys) openSystem(ident, travel) else openTable(ident, travel, options)
+
+  /** A table of `sys`, which describes the catalog as it is: it has no history to travel. */
+  private def openSystem(ident: Identifier, travel: Option[paimonspark.table.scan.TimeTravel]): Table = {
+    val table = CatalogSystemTables.load(ident.name(), catalog, catalogOptions, s"$catalogName.$Sys.${ident.name()}")
+      .getOrElse(throw new NoSuchTableException((ident.namespace() :+ ident.name()).toIndexedSeq))
+    if (travel.isDefined) throw new UnsupportedFeatureException(s"${table.name()} describes the catalog as it is now; " +
+      "it has no versions to read AS OF")
+    table
+  }
+
+  private def openTable(ident: Identifier, travel: Option[paimonspark.table.scan.TimeTravel],
       options: CaseInsensitiveStringMap): Table = {
     val (db, t) = parts(ident)
     val name = TableName.parse(t)
@@ -136,6 +163,7 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
       partitions: Array[Transform],
       properties: util.Map[String, String]): Table = {
     val (db, t) = parts(ident)
+    writable(db)
     if (!catalog.databaseExists(db)) throw new NoSuchNamespaceException(ident.namespace())
     if (catalog.tableExists(db, t)) throw new TableAlreadyExistsException((ident.namespace() :+ ident.name()).toIndexedSeq)
     val props = tableDefaults ++ properties.asScala.toMap
@@ -160,13 +188,14 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
 
   override def dropTable(ident: Identifier): Boolean = {
     val (db, t) = parts(ident)
-    catalog.dropTable(db, t)
+    catalog.dropTable(writable(db), t)
   }
 
   override def purgeTable(ident: Identifier): Boolean = dropTable(ident)
 
   override def renameTable(oldIdent: Identifier, newIdent: Identifier): Unit = {
     val (db, t) = parts(oldIdent)
+    Seq(db, database(newIdent.namespace())).foreach(writable)
     if (!catalog.tableExists(db, t)) throw new NoSuchTableException((oldIdent.namespace() :+ oldIdent.name()).toIndexedSeq)
     val (newDb, newT) = parts(newIdent)
     if (catalog.tableExists(newDb, newT)) {

@@ -6,6 +6,8 @@ import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters._
 
 import org.apache.paimon.catalog.Identifier
+import org.apache.paimon.data.InternalArray
+import org.apache.spark.sql.Row
 import org.apache.spark.sql.streaming.Trigger
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
@@ -88,13 +90,21 @@ class FeatureRefusalSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   test("$table_indexes lists Java's deletion-vector files as Java does, and each vector reads as its manifest says") {
     val t = dvAppend
-    val columns = "partition, bucket, index_type, file_name, file_size, row_count"
-    val mine = ours(s"SELECT $columns FROM paimon.default.`${t.name.stripPrefix("default.")}$$table_indexes`")
-    val javaColumns = java.catalog.getTable(Identifier.fromString(s"${t.name}$$table_indexes")).rowType().getFieldNames
-    val picked = columns.split(", ").map(javaColumns.indexOf).toSeq
-    assert(mine.nonEmpty && JavaPaimon.sorted(java.rows(s"${t.name}$$table_indexes").map(r => picked.map(r(_)))) == mine)
-    val ranges = spark.sql(s"SELECT file_name, inline(dv_ranges) FROM paimon.default." +
-      s"`${t.name.stripPrefix("default.")}$$table_indexes`").collect()
+    val name = s"paimon.default.`${t.name.stripPrefix("default.")}$$table_indexes`"
+    // Java's seven columns and ours; each row's dv_ranges as (data file, offset, length, cardinality) lists.
+    assert(spark.table(name).columns.toSeq ==
+      java.catalog.getTable(Identifier.fromString(s"${t.name}$$table_indexes")).rowType().getFieldNames.asScala)
+    val mine = JavaPaimon.sorted(spark.table(name).collect().toSeq.map { r =>
+      r.toSeq.init :+ Option(r.getSeq[Row](6)).map(_.map(v => v.toSeq)).orNull
+    })
+    val javas = JavaPaimon.sorted(java.rows(s"${t.name}$$table_indexes").map { r =>
+      r.init :+ Option(r.last.asInstanceOf[InternalArray]).map(a => (0 until a.size).map { i =>
+        val v = a.getRow(i, 4)
+        Seq(v.getString(0).toString, v.getInt(1), v.getInt(2), if (v.isNullAt(3)) null else v.getLong(3))
+      }).orNull
+    })
+    assert(mine.nonEmpty && javas == mine)
+    val ranges = spark.sql(s"SELECT file_name, inline(dv_ranges) FROM $name").collect()
     assert(ranges.nonEmpty)
     ranges.foreach { r =>
       val bytes = Files.readAllBytes(tableDir(t.name).resolve("index").resolve(r.getString(0)))

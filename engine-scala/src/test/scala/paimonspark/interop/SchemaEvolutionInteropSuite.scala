@@ -87,6 +87,16 @@ class SchemaEvolutionInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(ours("SELECT * FROM paimon.default.java_evolved").map(_.map(days)) == expected)
   }
 
+  test("$aggregation_fields of our table reads as Java's: type spellings, comments, each column's options in Java's order") {
+    sql("CREATE TABLE paimon.default.agg_fields (id INT COMMENT 'the key', n BIGINT, s STRING, " +
+      "r STRUCT<`a b`: INT NOT NULL COMMENT 'it''s', c: ARRAY<DECIMAL(10, 2)>>, m MAP<STRING, TIMESTAMP>, v VARCHAR(8)) " +
+      "TBLPROPERTIES ('primary-key' = 'id', 'merge-engine' = 'aggregation', 'fields.n.aggregate-function' = 'sum', " +
+      "'fields.n.ignore-retract' = 'true', 'fields.s.aggregate-function' = 'listagg', 'fields.s.list-agg-delimiter' = ';', " +
+      "'fields.s.ignore-retract' = 'true', 'fields.default-aggregate-function' = 'last_value')")
+    val mine = ours("SELECT * FROM paimon.default.`agg_fields$aggregation_fields`")
+    assert(mine.size == 6 && java.rows("default.agg_fields$aggregation_fields") == mine)
+  }
+
   test("a string that does not parse in a column's new type fails the read, in Java and here") {
     val name = "default.unparsable"
     java.createTable(name, Schema.newBuilder().column("id", DataTypes.INT()).column("c", DataTypes.STRING()).build())

@@ -5,8 +5,9 @@ import java.time.{Instant, LocalDateTime, ZoneOffset}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
+import paimonspark.format.DataFileMeta
 import paimonspark.table.FileStoreTable
-import paimonspark.table.scan.{DataSplit, ScanPlanner}
+import paimonspark.table.scan.ScanPlanner
 
 /**
  * `t$partitions` (one row per partition) and `t$buckets` (one per partition and bucket): record
@@ -30,26 +31,35 @@ final class PartitionsTable(table: FileStoreTable, displayName: String, perBucke
   override def rows(at: FileStoreTable, hints: FilterHints): Seq[InternalRow] = {
     val types = at.schema.partitionRowType
     val wanted = hints.strings("partition")
-    val buckets = hints.ints("bucket")
-    val splits = ScanPlanner.forMetadata(at).plan(at.currentSnapshot(), None)
-      .filter(s => buckets.forall(_.contains(s.bucket)))
     // As Paimon's: `$buckets` prints the partition row (`{v1, v2}`), `$partitions` its spec (`k1=v1/k2=v2`).
     val text: Array[Byte] => Option[String] =
       if (perBucket) MetadataText.row(_, types)
       else MetadataText.spec(_, at.schema.partitionKeys, types, at.options.partitionDefaultName)
-    val groups = splits.groupBy(s => (text(s.partitionBytes), if (perBucket) s.bucket else 0))
-    groups.toSeq.filter { case ((p, _), _) => wanted.forall(w => p.exists(w.contains)) }
-      .sortBy { case ((p, b), _) => (p.getOrElse(""), b) }
-      .map { case ((p, b), group) => row(p, b, group) }
+    PartitionsTable.groups(at, perBucket, hints.ints("bucket")).map(g => (text(g.partition), g))
+      .filter { case (p, _) => wanted.forall(w => p.exists(w.contains)) }
+      .sortBy { case (p, g) => (p.getOrElse(""), g.bucket) }
+      .map { case (p, g) =>
+        val counts = Seq[Any](g.recordCount, g.fileSize, g.files.size.toLong, g.lastCreation.map(t => Long.box(localTime(t))).orNull)
+        InternalRow.fromSeq(
+          (str(p) +: (if (perBucket) Seq[Any](g.bucket) else Nil)) ++ counts ++ (if (perBucket) Nil else Seq.fill(4)(null)))
+      }
+  }
+}
+
+object PartitionsTable {
+  /** The live files of one partition (serialized), or of one of its buckets. */
+  final case class FileGroup(partition: Array[Byte], bucket: Int, files: Seq[DataFileMeta]) {
+    def recordCount: Long = files.map(_.rowCount).sum
+    def fileSize: Long = files.map(_.fileSize).sum
+    /** When the newest file was written: its writer's wall clock, which Java stores as if it were UTC. */
+    def lastCreation: Option[LocalDateTime] = files.flatMap(_.creationTimeMillis).maxOption
+      .map(m => LocalDateTime.ofInstant(Instant.ofEpochMilli(m), ZoneOffset.UTC))
   }
 
-  private def row(partition: Option[String], bucket: Int, splits: Seq[DataSplit]): InternalRow = {
-    val files = splits.flatMap(_.files)
-    // Creation times are the writer's wall clock stored as UTC, as Java writes them.
-    val updated = files.flatMap(_.creationTimeMillis).maxOption
-      .map(m => Long.box(localTime(LocalDateTime.ofInstant(Instant.ofEpochMilli(m), ZoneOffset.UTC)))).orNull
-    val counts = Seq[Any](files.map(_.rowCount).sum, files.map(_.fileSize).sum, files.size.toLong, updated)
-    InternalRow.fromSeq(
-      (str(partition) +: (if (perBucket) Seq[Any](bucket) else Nil)) ++ counts ++ (if (perBucket) Nil else Seq.fill(4)(null)))
-  }
+  /** The live files of `at`'s snapshot by partition, and by bucket too when `perBucket`, of `buckets` if given. */
+  def groups(at: FileStoreTable, perBucket: Boolean, buckets: Option[Set[Int]] = None): Seq[FileGroup] =
+    ScanPlanner.forMetadata(at).plan(at.currentSnapshot(), None)
+      .filter(s => buckets.forall(_.contains(s.bucket)))
+      .groupBy(s => (s.partitionBytes.toSeq, if (perBucket) s.bucket else 0)).toSeq
+      .map { case ((partition, bucket), splits) => FileGroup(partition.toArray, bucket, splits.flatMap(_.files)) }
 }

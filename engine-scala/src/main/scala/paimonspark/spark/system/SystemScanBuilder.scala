@@ -18,18 +18,21 @@ import paimonspark.table.FileStoreTable
  * collects without running a job: sorting, or even projecting, a handful of rows in a Spark job
  * costs tens of milliseconds more than computing them.
  */
-final class SystemScanBuilder(table: SystemTable, at: => FileStoreTable) extends ScanBuilder
+final class SystemScanBuilder(fields: StructType, rows: FilterHints => Seq[InternalRow]) extends ScanBuilder
     with SupportsPushDownFilters with SupportsPushDownTopN with SupportsPushDownRequiredColumns {
+  /** A table's scan, of its rows as `at` (the table as the read options address it) has them. */
+  def this(table: SystemTable, at: => FileStoreTable) = this(table.fields, table.rows(at, _))
+
   private var pushed = Array.empty[Filter]
   private var top: Option[(Ordering[InternalRow], Int)] = None
   private var topRows: Option[TopRows] = None
-  private var columns: StructType = table.fields
+  private var columns: StructType = fields
 
   override def pushFilters(filters: Array[Filter]): Array[Filter] = { pushed = filters; filters }
   override def pushedFilters(): Array[Filter] = pushed
 
   override def pushTopN(orders: Array[SortOrder], limit: Int): Boolean = {
-    top = RowOrdering.of(table.fields, orders.toSeq).map(_ -> limit)
+    top = RowOrdering.of(fields, orders.toSeq).map(_ -> limit)
     topRows = orders.toSeq match {
       case Seq(order) if top.isDefined =>
         Some(TopRows(order.expression().asInstanceOf[NamedReference].fieldNames()(0),
@@ -43,12 +46,12 @@ final class SystemScanBuilder(table: SystemTable, at: => FileStoreTable) extends
   override def pruneColumns(required: StructType): Unit = columns = required
 
   override def build(): Scan = {
-    val all = table.rows(at, FilterHints(pushed.toSeq, topRows))
+    val all = rows(FilterHints(pushed.toSeq, topRows))
     val chosen = top.fold(all) { case (ordering, limit) => all.sorted(ordering).take(limit) }
-    if (columns == table.fields) LocalRows(columns, chosen.toArray)
+    if (columns == fields) LocalRows(columns, chosen.toArray)
     else {
-      val indices = columns.fieldNames.map(table.fields.fieldIndex)
-      val types = indices.map(table.fields(_).dataType)
+      val indices = columns.fieldNames.map(fields.fieldIndex)
+      val types = indices.map(fields(_).dataType)
       LocalRows(columns, chosen.map { row =>
         new GenericInternalRow(indices.indices.map(i => row.get(indices(i), types(i))).toArray[Any]): InternalRow
       }.toArray)

@@ -17,11 +17,13 @@ object SystemTables {
     "branches" -> (new BranchesTable(_, _)),
     "consumers" -> (new ConsumersTable(_, _)),
     "files" -> (new FilesTable(_, _)),
+    "file_key_ranges" -> (new FileKeyRangesTable(_, _)),
     "manifests" -> (new ManifestsTable(_, _)),
     "partitions" -> (new PartitionsTable(_, _, perBucket = false)),
     "buckets" -> (new PartitionsTable(_, _, perBucket = true)),
     "statistics" -> (new StatisticsTable(_, _)),
     "table_indexes" -> (new TableIndexesTable(_, _)),
+    "aggregation_fields" -> (new AggregationFieldsTable(_, _)),
     "audit_log" -> (new AuditLogTable(_, _)),
     "binlog" -> (new BinlogTable(_, _)),
     "ro" -> ((t, n) => new SparkTable(t, n, readOptimized = true)))

@@ -9,8 +9,8 @@ import paimonspark.table.FileStoreTable
 /**
  * `t$table_indexes`: the index files of a snapshot, one row each, with Paimon's columns: the dynamic
  * buckets' `HASH` files and the `DELETION_VECTORS` files with each vector's range (`dv_ranges`: the
- * data file, offset, length and cardinality). Global indexes' row ranges and fields are not read here,
- * so their columns are null.
+ * data file, offset, length and cardinality). Paimon 1.4's seven columns: the global-index columns of
+ * later versions (row ranges, index fields) are not among them.
  */
 final class TableIndexesTable(table: FileStoreTable, displayName: String) extends SystemTable(table, displayName) {
   import Cells._
@@ -26,11 +26,7 @@ final class TableIndexesTable(table: FileStoreTable, displayName: String) extend
     StructField("file_name", StringType, nullable = false),
     StructField("file_size", LongType, nullable = false),
     StructField("row_count", LongType, nullable = false),
-    StructField("dv_ranges", ArrayType(range)),
-    StructField("row_range_start", LongType),
-    StructField("row_range_end", LongType),
-    StructField("index_field_id", IntegerType),
-    StructField("index_field_name", StringType)))
+    StructField("dv_ranges", ArrayType(range))))
 
   override def rows(at: FileStoreTable, hints: FilterHints): Seq[InternalRow] = {
     val types = at.schema.partitionRowType
@@ -39,7 +35,7 @@ final class TableIndexesTable(table: FileStoreTable, displayName: String) extend
         InternalRow(str(v.dataFile), v.offset, v.length, long(v.cardinality))).toArray[Any])
       // Paimon casts the partition row to text here, an unpartitioned table's as `{}`.
       InternalRow(str(MetadataText.row(e.partition, types).getOrElse("{}")), e.bucket, str(e.indexType), str(e.fileName), e.fileSize,
-        e.rowCount, ranges, null, null, null, null)
+        e.rowCount, ranges)
     }
   }
 }
