@@ -155,3 +155,35 @@ def test_max_pt_is_the_latest_partition_and_prunes_as_a_constant(spark):
     spark.sql("CREATE TABLE paimon.default.empty_pt (id INT, dt STRING) PARTITIONED BY (dt)")
     with pytest.raises(Exception, match="has no partitions"):
         spark.sql("SELECT paimon.sys.max_pt('paimon.default.empty_pt')").collect()
+
+
+def test_session_options_are_table_options_for_every_read_write_and_procedure(spark, warehouse):
+    spark.sql("CREATE TABLE paimon.default.sess (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', "
+              "'num-sorted-run.compaction-trigger' = '2')")
+    try:
+        # Paimon's session options: for this table, writes skip compaction; the schema keeps its own options.
+        spark.sql("SET `spark.paimon.paimon.default.sess.write-only` = true")
+        for i in range(3):
+            spark.sql(f"INSERT INTO paimon.default.sess VALUES ({i}, 'v')")
+        kinds = [r[0] for r in spark.sql("SELECT commit_kind FROM paimon.default.`sess$snapshots`").collect()]
+        assert kinds == ["APPEND"] * 3
+        assert "write-only" not in {r[0] for r in spark.sql("SELECT key FROM paimon.default.`sess$options`").collect()}
+        # Session-wide, a procedure takes them too: retention of one snapshot.
+        spark.sql("SET `spark.paimon.snapshot.num-retained.max` = 1")
+        spark.sql("SET `spark.paimon.snapshot.num-retained.min` = 1")
+        spark.sql("CALL paimon.sys.expire_snapshots(table => 'default.sess')")
+        assert rows(spark.sql("SELECT snapshot_id FROM paimon.default.`sess$snapshots`")) == [(3,)]
+        spark.sql("RESET `spark.paimon.snapshot.num-retained.max`")
+        spark.sql("RESET `spark.paimon.snapshot.num-retained.min`")
+        spark.sql("SET `spark.paimon.paimon.default.sess.bucket` = 4")
+        with pytest.raises(UnsupportedFeatureError, match="'bucket'"):
+            spark.table("paimon.default.sess").collect()
+        spark.sql("RESET `spark.paimon.paimon.default.sess.bucket`")
+        spark.sql("SET `spark.paimon.paimon.default.sess.target-file-size` = 'huge'")
+        with pytest.raises(InvalidOptionError, match="target-file-size"):
+            spark.table("paimon.default.sess").collect()
+    finally:
+        for key in ("paimon.default.sess.write-only", "snapshot.num-retained.max", "snapshot.num-retained.min",
+                    "paimon.default.sess.bucket", "paimon.default.sess.target-file-size"):
+            spark.sql(f"RESET `spark.paimon.{key}`")
+    assert rows(spark.table("paimon.default.sess")) == [(0, "v"), (1, "v"), (2, "v")]

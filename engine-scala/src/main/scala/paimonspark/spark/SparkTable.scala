@@ -161,7 +161,7 @@ object SparkTable {
   def open(main: FileStoreTable, name: TableName, displayName: String, travel: Option[TimeTravel],
       options: CaseInsensitiveStringMap, pathBased: Boolean = false): Table = {
     val branch = name.branch.orElse(Option(options.get(BranchOption)))
-    val onBranch = branch.fold(main)(main.branch)
+    val onBranch = branch.fold(main)(main.branch).withDynamicOptions(SessionOptions.tableOptions(displayName))
     val point = travel.orElse(TimeTravel.fromOptions(k => Option(options.get(k)), zone))
     // A read option where Spark passes them (path reads), else a table option.
     val changelog = Option(options.get(ReadChangelogOption)).orElse(onBranch.schema.options.get(ReadChangelogOption))
