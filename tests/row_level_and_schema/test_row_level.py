@@ -187,7 +187,8 @@ def test_merge_engines_take_what_paimon_lets_them(spark, warehouse):
     spark.sql("DELETE FROM paimon.default.partial WHERE id = 1")
     spark.sql("UPDATE paimon.default.partial SET v = 'B' WHERE id = 2")
     assert rows(spark.sql("SELECT * FROM paimon.default.partial")) == [(2, "B", 1)]
-    for engine, statement in [("first-row", "UPDATE {t} SET v = 'z'"), ("aggregation", "DELETE FROM {t} WHERE id = 1")]:
+    for engine, statement in [("first-row", "UPDATE {t} SET v = 'z'"), ("aggregation", "MERGE INTO {t} USING {t} s "
+                                                                        "ON {t}.id = s.id WHEN MATCHED THEN DELETE")]:
         name = engine.replace("-", "_")
         spark.sql(PK_TABLE.format(name=name, bucket="1", extra=f", 'merge-engine' = '{engine}'"))
         spark.sql(f"INSERT INTO paimon.default.{name} VALUES (1, 'a', 1), (2, 'b', 2)")
@@ -201,6 +202,21 @@ def test_merge_engines_take_what_paimon_lets_them(spark, warehouse):
         # Dropping a whole partition needs no merge: every engine takes it.
         spark.sql(f"DELETE FROM paimon.default.{name} WHERE p = 2")
         assert rows(spark.sql(f"SELECT id FROM paimon.default.{name}")) == [(1,)]
+    # A DELETE their merge engines would not apply as -D rows rewrites the files it changes, as Paimon's does, once
+    # the buckets are fully compacted: their files then hold each key once, merged.
+    for name in ("first_row", "aggregation"):
+        spark.sql(f"ALTER TABLE paimon.default.{name} SET TBLPROPERTIES ('write-only' = 'true')")
+        spark.sql(f"INSERT INTO paimon.default.{name} VALUES (3, 'c', 1), (4, 'd', 1)")
+        kinds = commit_kinds(warehouse, name)
+        with pytest.raises(UnsupportedFeatureError, match="please use 'COMPACT' procedure first"):
+            spark.sql(f"DELETE FROM paimon.default.{name} WHERE id = 3")
+        assert commit_kinds(warehouse, name) == kinds
+        spark.sql(f"CALL paimon.sys.compact(table => 'default.{name}')")
+        spark.sql(f"DELETE FROM paimon.default.{name} WHERE id = 3")
+        # first-row reads see level 0 only once compacted (as Paimon's): the rewrite compacts what it wrote.
+        assert commit_kinds(warehouse, name)[-3:] == ({"first_row": ["COMPACT", "OVERWRITE", "COMPACT"]}
+                                                      .get(name, ["APPEND", "COMPACT", "OVERWRITE"]))
+        assert rows(spark.sql(f"SELECT id, v FROM paimon.default.{name}")) == [(1, "a"), (4, "d")]
     # aggregation.remove-record-on-delete: a -D removes the key; a later version starts it again from the -D's values.
     spark.sql(PK_TABLE.format(name="agg_rm", bucket="1", extra=", 'merge-engine' = 'aggregation', "
                               "'aggregation.remove-record-on-delete' = 'true', 'fields.v.aggregate-function' = 'max'"))

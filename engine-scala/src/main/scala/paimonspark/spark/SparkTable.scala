@@ -118,7 +118,9 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
   /** Row-level statements that Spark cannot turn into [[deleteWhere]]. */
   override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = {
     writable()
-    if (store.isPrimaryKeyTable) () => new KeyDeltaOperation(this, info.command())
+    if (store.isPrimaryKeyTable && KeyDeltaOperation.rewritesFiles(store, info.command())) {
+      () => new CopyOnWriteOperation(this, info.command())
+    } else if (store.isPrimaryKeyTable) () => new KeyDeltaOperation(this, info.command())
     else if (store.options.deletionVectors) () => new VectorDeltaOperation(this, info.command())
     else () => new CopyOnWriteOperation(this, info.command())
   }

@@ -59,4 +59,19 @@ class RowLevelInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
     sql("CALL paimon.sys.compact(table => 'default.agg_rm')")
     assert(ours("SELECT * FROM paimon.default.agg_rm") == expected && java.rows("default.agg_rm") == expected)
   }
+
+  test("DELETE on first-row and aggregation tables rewrites compacted files, and Java reads the result") {
+    Seq("first-row" -> "", "aggregation" -> ", 'fields.n.aggregate-function' = 'sum'").foreach { case (engine, extra) =>
+      val t = s"cow_${engine.replace('-', '_')}"
+      sql(s"CREATE TABLE paimon.default.$t (id INT, n BIGINT) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2', " +
+        s"'merge-engine' = '$engine', 'write-only' = 'true'$extra)")
+      sql(s"INSERT INTO paimon.default.$t VALUES (1, 10), (2, 20), (3, 30), (4, 40)")
+      sql(s"INSERT INTO paimon.default.$t VALUES (1, 1), (3, 3)")
+      sql(s"CALL paimon.sys.compact(table => 'default.$t')")
+      sql(s"DELETE FROM paimon.default.$t WHERE id IN (2, 3)")
+      val expected = if (engine == "first-row") Seq(Seq(1, 10L), Seq(4, 40L)) else Seq(Seq(1, 11L), Seq(4, 40L))
+      assert(ours(s"SELECT * FROM paimon.default.$t") == expected, engine)
+      assert(java.rows(s"default.$t") == expected, engine)
+    }
+  }
 }

@@ -128,6 +128,9 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
   def plannedFiles: Set[FileIdentifier] =
     splits.flatMap(s => s.files.map(f => FileIdentifier.of(s.partitionBytes, s.bucket, f))).toSet
 
+  /** The LSM levels of the planned files. */
+  def plannedLevels: Set[Int] = splits.flatMap(_.files.map(_.level)).toSet
+
   /** The schemas the planned files were written with, each read once. */
   protected lazy val plannedSchemas: Seq[TableSchema] = splits.flatMap(_.files.map(_.schemaId)).distinct.map(table.schemaWithId)
 

@@ -6,6 +6,7 @@ import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperation
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import paimonspark.UnsupportedFeatureException
 import paimonspark.spark.SparkTable
 import paimonspark.spark.read.FilePathColumn
 import paimonspark.table.write.OverwriteScope
@@ -17,6 +18,11 @@ import paimonspark.table.write.OverwriteScope
  * in one OVERWRITE commit. Filters only choose files: a row group
  * skipped inside a chosen file would be missing from what replaces it. A file another commit
  * removed meanwhile fails the commit ([[OverwriteScope.Files]]).
+ *
+ * Also a DELETE on a primary-key table whose merge engine cannot take -D rows (first-row, and
+ * aggregation or partial-update without `remove-record-on-delete`), as Paimon does it: only where
+ * every file read is at the top level, where each key is in one file once and merged, so its rows
+ * are the table's; the rows kept are written again as new versions, and compacted at once.
  */
 final class CopyOnWriteOperation(table: SparkTable, command: Command) extends RowLevelOperation {
   private val files = new StatementScan(table.store, s"$command of ${table.name()}")
@@ -30,10 +36,25 @@ final class CopyOnWriteOperation(table: SparkTable, command: Command) extends Ro
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new WriteBuilder {
     override def build(): Write = {
       val read = files.scan
-      new PaimonWrite(table, Some(() => OverwriteScope.Files(read.plannedFiles)), info.queryId())
+      val store = table.store
+      if (store.isPrimaryKeyTable && read.plannedLevels.exists(_ != store.options.numLevels - 1)) {
+        throw new UnsupportedFeatureException(s"table ${table.name()}: $command rewrites the files of the buckets " +
+          "it changes, which must be fully compacted first (its merge engine takes no -D rows): Only compacted " +
+          "table can generate touched files, please use 'COMPACT' procedure first.")
+      }
+      // The rows kept become level-0 files, which a first-row table's reads (like Paimon's) only see once
+      // compacted: the rewrite compacts what it wrote even where the table is `write-only`.
+      val target = if (store.isPrimaryKeyTable) new SparkTable(store.withDynamicOptions(Map("write-only" -> "false")),
+        table.name()) else table
+      new PaimonWrite(target, Some(() => OverwriteScope.Files(read.plannedFiles)), info.queryId())
     }
   }
 
-  /** Rows are grouped by their file: Spark's run-time group filter then narrows the scan to the files it changes. */
-  override def requiredMetadataAttributes(): Array[NamedReference] = Array(FilePathColumn.reference)
+  /**
+   * Rows are grouped by their file: Spark's run-time group filter then narrows the scan to the files
+   * it changes. A primary-key table's reads offer no file column (they merge files), so there every
+   * file that statistics keep is rewritten.
+   */
+  override def requiredMetadataAttributes(): Array[NamedReference] =
+    if (table.store.isPrimaryKeyTable) Array.empty else Array(FilePathColumn.reference)
 }

@@ -11,6 +11,7 @@ import paimonspark.UnsupportedFeatureException
 import paimonspark.lsm.MergeEngineSpec
 import paimonspark.spark.SparkTable
 import paimonspark.spark.read.PaimonScanBuilder
+import paimonspark.table.FileStoreTable
 
 /**
  * DELETE, UPDATE and MERGE INTO on a primary-key table: rows are identified by their key, and
@@ -43,21 +44,22 @@ final class KeyDeltaOperation(table: SparkTable, command: Command) extends Suppo
 
 object KeyDeltaOperation {
   /**
+   * Whether a DELETE rewrites files instead, as Paimon's does ([[CopyOnWriteOperation]]): its -D rows
+   * would be ignored by first-row, folded into the totals of aggregation and dropped by partial-update,
+   * unless their `remove-record-on-delete` option makes a -D remove the key.
+   */
+  def rewritesFiles(store: FileStoreTable, command: Command): Boolean = command == Command.DELETE && {
+    val spec = MergeEngineSpec.of(store.name, store.schema)
+    spec.engine != "deduplicate" && !spec.removeRecordOnDelete
+  }
+
+  /**
    * Why a merge engine cannot take a statement, in Paimon's words: UPDATE and MERGE need an engine
-   * whose result is the newest version (deduplicate, partial-update); DELETE writes -D rows, which
-   * first-row ignores, aggregation folds into its totals and partial-update drops, unless their
-   * `remove-record-on-delete` option makes a -D remove the key. (Paimon then rewrites a fully
-   * compacted bucket's files instead, which this engine does not do yet.)
+   * whose result is the newest version (deduplicate, partial-update).
    */
   def refusal(spec: MergeEngineSpec, command: Command): Option[String] = (spec.engine, command) match {
     case ("deduplicate", Command.DELETE) if spec.ignoreDelete => Some("would do nothing: the table sets 'ignore-delete'")
-    case ("deduplicate", _) | ("partial-update", Command.UPDATE | Command.MERGE) => None
-    case (engine, Command.DELETE) if !spec.removeRecordOnDelete =>
-      val option = if (engine == "aggregation") Some("aggregation.remove-record-on-delete")
-        else if (engine == "partial-update") Some("partial-update.remove-record-on-delete") else None
-      Some(s"is refused: merge engine $engine doesn't support batch delete by default" +
-        option.fold(".")(o => s". To support batch delete, please set '$o' to true."))
-    case (_, Command.DELETE) => None
+    case ("deduplicate", _) | ("partial-update", Command.UPDATE | Command.MERGE) | (_, Command.DELETE) => None
     case (engine, _) =>
       val op = if (command == Command.UPDATE) "Update" else "MergeInto"
       Some(s"is refused: merge engine $engine can not support $op, currently only deduplicate, partial-update can " +
