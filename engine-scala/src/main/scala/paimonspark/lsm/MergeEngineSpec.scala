@@ -12,7 +12,8 @@ import paimonspark.format.{AtomicType, SparkTypes, TableSchema}
  * again before any read or write), then turned into engines and orderings over the rows actually
  * merged. `columnOptions` holds each column's `fields.<column>.*` options without the prefix.
  * `removeRecordOnDelete`: a -D removes the key (`partial-update.remove-record-on-delete`,
- * `aggregation.remove-record-on-delete`).
+ * `aggregation.remove-record-on-delete`); `removeOnSequenceGroups`: so does a -D that is not older in
+ * one of these sequence groups (its sequence fields, `partial-update.remove-record-on-sequence-group`).
  */
 final case class MergeEngineSpec(
     engine: String,
@@ -22,7 +23,11 @@ final case class MergeEngineSpec(
     defaultAggregate: Option[String],
     sequenceFields: Seq[String],
     sequenceDescending: Boolean,
-    sequenceGroups: Seq[SequenceGroup]) {
+    sequenceGroups: Seq[SequenceGroup],
+    removeOnSequenceGroups: Seq[String] = Nil) {
+
+  /** Whether a -D row holding only its key removes the key (else a DELETE rewrites files). */
+  def deletesByRetraction: Boolean = engine == "deduplicate" || removeRecordOnDelete
 
   /** Whether the merged version of a key is always one of its versions, unchanged. */
   def resultIsAVersion: Boolean = engine == "deduplicate" || engine == "first-row"
@@ -62,7 +67,8 @@ final case class MergeEngineSpec(
         val aggregators = values.flatMap { i =>
           groupAggregateFunction(schema(i).name).map(f => i -> aggregator(schema(i).name, f, schema(i).dataType))
         }.toMap
-        new PartialUpdateEngine(schema, values, ignoreDelete, removeRecordOnDelete, sequenceGroups, aggregators)
+        new PartialUpdateEngine(schema, values, ignoreDelete, removeRecordOnDelete, sequenceGroups, aggregators,
+          removeOnSequenceGroups.toSet)
       case "aggregation" =>
         val aggregators = values.map(i => i -> aggregator(schema(i).name, aggregateFunction(schema(i).name),
           schema(i).dataType)).toMap
@@ -122,7 +128,6 @@ object MergeEngineSpec {
         if (schema.primaryKeys.contains(c)) invalid(key, s"'$c' is a primary-key column and cannot be aggregated")
         perColumn(c) = perColumn.getOrElse(c, Map.empty) + (option -> options(key))
       case k if k.startsWith("fields.") => refuse(s"the option '$k'")
-      case k @ "partial-update.remove-record-on-sequence-group" => refuse(s"the option '$k'")
       case _ => ()
     }
     val sequenceGroups = groups.result()
@@ -146,10 +151,24 @@ object MergeEngineSpec {
       case Some(other) => invalid("sequence.field.sort-order", s"sequence.field.sort-order must be ascending or " +
         s"descending, not '$other'")
     }
+    val removeOnGroups = options.get("partial-update.remove-record-on-sequence-group").toSeq.flatMap(_.split(","))
+      .map(_.trim).filter(_.nonEmpty)
+    if (removeOnGroups.nonEmpty) {
+      val sequences = sequenceGroups.flatMap(_.sequenceFields).toSet
+      removeOnGroups.filterNot(sequences).foreach { f =>
+        invalid("partial-update.remove-record-on-sequence-group", s"field '$f' defined in " +
+          "'partial-update.remove-record-on-sequence-group' option must be part of sequence groups")
+      }
+      if (flag("ignore-delete")) {
+        invalid("partial-update.remove-record-on-sequence-group", "ignore-delete and " +
+          "partial-update.remove-record-on-sequence-group have conflicting behavior so should not be enabled at the same time.")
+      }
+    }
     val removeOnDelete = flag(if (engine == "aggregation") "aggregation.remove-record-on-delete"
       else "partial-update.remove-record-on-delete")
     val spec = MergeEngineSpec(engine, flag("ignore-delete"), removeOnDelete,
-      perColumn.toMap, options.get(DefaultAggregate), sequence, descending, sequenceGroups)
+      perColumn.toMap, options.get(DefaultAggregate), sequence, descending, sequenceGroups,
+      if (engine == "partial-update") removeOnGroups else Nil)
     val values = schema.fields.filterNot(f => schema.primaryKeys.contains(f.name))
     // Build every aggregator once, so a function that does not fit its column fails at CREATE.
     if (engine == "aggregation") {

@@ -17,11 +17,16 @@ import paimonspark.UnsupportedFeatureException
  *  - Without groups, retractions are skipped with `ignore-delete`; with
  *    `partial-update.remove-record-on-delete` a -D removes the row so far and becomes the result, so
  *    it hides older files' versions, and -U is skipped. Any other retraction is an error, as in Paimon.
- * A key that saw only retractions merges into a -D version.
+ *  - With `partial-update.remove-record-on-sequence-group`, a -D that is not older in one of those
+ *    groups (`removeOnGroups`, by their sequence fields) removes the row so far in the same way.
+ * A removed row's values are the -D's, from which later versions go on, as in Paimon. A key that saw
+ * only retractions merges into a -D version.
  */
 final class PartialUpdateEngine(schema: StructType, valueOrdinals: Seq[Int], ignoreDelete: Boolean,
-    removeRecordOnDelete: Boolean, groups: Seq[SequenceGroup], aggregators: Map[Int, Aggregator]) extends MergeEngine {
+    removeRecordOnDelete: Boolean, groups: Seq[SequenceGroup], aggregators: Map[Int, Aggregator],
+    removeOnGroups: Set[String] = Set.empty) extends MergeEngine {
   private val bound = groups.map(new BoundSequenceGroup(_, schema))
+  private val removing = groups.zip(bound).collect { case (g, b) if g.sequenceFields.exists(removeOnGroups) => b }
   private val grouped: Set[Int] = bound.flatMap(g => g.sequenceOrdinals ++ g.fieldOrdinals).toSet
   private val isPlainValue: Array[Boolean] = Array.tabulate(schema.length)(i => valueOrdinals.contains(i) && !grouped(i))
   private val isValue: Array[Boolean] = Array.tabulate(schema.length)(valueOrdinals.contains)
@@ -42,14 +47,15 @@ final class PartialUpdateEngine(schema: StructType, valueOrdinals: Seq[Int], ign
     if (retract && bound.isEmpty) {
       if (ignoreDelete) ()
       else if (removeRecordOnDelete) {
-        if (KeyValue.kind(row) == KeyValue.Delete) {
-          merged = null
-          deletion = row
-        }
+        if (KeyValue.kind(row) == KeyValue.Delete) remove(row)
       } else {
         throw new UnsupportedFeatureException("a partial-update table holds a retraction (-U/-D); Paimon only allows " +
           "that with ignore-delete, partial-update.remove-record-on-delete or sequence groups")
       }
+    } else if (KeyValue.kind(row) == KeyValue.Delete && !ignoreDelete && removing.exists { g =>
+        g.sequence(row).exists(incoming => merged == null || g.notOlder(incoming, g.sequenceOrdinals.map(merged(_)).toArray))
+      }) {
+      remove(row)
     } else if (!(retract && ignoreDelete)) {
       if (merged == null) merged = new Array[Any](schema.length)
       deletion = null
@@ -74,6 +80,11 @@ final class PartialUpdateEngine(schema: StructType, valueOrdinals: Seq[Int], ign
         }
       }
     }
+  }
+
+  private def remove(row: InternalRow): Unit = {
+    merged = Array.tabulate[Any](schema.length)(value(row, _))
+    deletion = row
   }
 
   override def result(): InternalRow =

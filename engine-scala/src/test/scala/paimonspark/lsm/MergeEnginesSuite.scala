@@ -46,7 +46,8 @@ class MergeEnginesSuite extends AnyFunSuite {
       Some((1L, "x")))
     val remove = spec("partial-update", "partial-update.remove-record-on-delete" -> "true")
     assert(fold(remove, row(1, Insert, 1L, "x"), row(2, Delete, 1L, "x")).isEmpty)
-    assert(fold(remove, row(1, Insert, 1L, "x"), row(2, Delete, 1L, "x"), row(3, Insert, null, "y")) == Some((null, "y")))
+    // As Paimon's PartialUpdateMergeFunction: the -D's values are the row the next version updates.
+    assert(fold(remove, row(1, Insert, 1L, "x"), row(2, Delete, 1L, "x"), row(3, Insert, null, "y")) == Some((1L, "y")))
     assert(fold(remove, row(1, Insert, 1L, "x"), row(2, UpdateBefore, 1L, "x")) == Some((1L, "x")))
   }
 
@@ -77,8 +78,19 @@ class MergeEnginesSuite extends AnyFunSuite {
   test("options that change merging and are not implemented are refused") {
     intercept[UnsupportedFeatureException](spec("aggregation", "fields.a.aggregate-function" -> "hll_sketch"))
     intercept[UnsupportedFeatureException](spec("aggregation", "fields.a.aggregate-function" -> "count"))
-    intercept[UnsupportedFeatureException](spec("partial-update", "fields.a.sequence-group" -> "b",
-      "partial-update.remove-record-on-sequence-group" -> "a"))
+    intercept[InvalidOptionException](spec("partial-update", "fields.a.sequence-group" -> "b",
+      "partial-update.remove-record-on-sequence-group" -> "b"))
+  }
+
+  test("partial-update: a -D not older in a group of remove-record-on-sequence-group removes the row, as in Paimon") {
+    // Group (a) orders b; a -D with a >= the stored a removes the row, an older one only retracts b.
+    val removing = spec("partial-update", "fields.a.sequence-group" -> "b",
+      "partial-update.remove-record-on-sequence-group" -> "a")
+    assert(fold(removing, row(1, Insert, 5L, "x"), row(2, Delete, 5L, "x")).isEmpty)
+    assert(fold(removing, row(1, Insert, 5L, "x"), row(2, Delete, 4L, "x")) == Some((5L, "x")))
+    // Later versions go on from the -D's values.
+    assert(fold(removing, row(1, Insert, 5L, "x"), row(2, Delete, 6L, "gone"), row(3, Insert, 7L, null)) ==
+      Some((7L, null)))
   }
 
   test("aggregation with remove-record-on-delete: a -D removes the key, and its values restart the fold, as in Paimon") {

@@ -43,15 +43,16 @@ final class KeyDeltaOperation(table: SparkTable, command: Command) extends Suppo
 }
 
 object KeyDeltaOperation {
+
   /**
    * Whether a DELETE rewrites files instead, as Paimon's does ([[CopyOnWriteOperation]]): its -D rows
    * would be ignored by first-row, folded into the totals of aggregation and dropped by partial-update,
-   * unless their `remove-record-on-delete` option makes a -D remove the key.
+   * unless their `remove-record-on-delete` option makes a -D remove the key. (Spark hands a DELETE
+   * the key of each row only, so its -D rows carry no sequence group: a group's removal applies to -D
+   * rows a write brings, such as CDC with `rowkind.field`.)
    */
-  def rewritesFiles(store: FileStoreTable, command: Command): Boolean = command == Command.DELETE && {
-    val spec = MergeEngineSpec.of(store.name, store.schema)
-    spec.engine != "deduplicate" && !spec.removeRecordOnDelete
-  }
+  def rewritesFiles(store: FileStoreTable, command: Command): Boolean =
+    command == Command.DELETE && !MergeEngineSpec.of(store.name, store.schema).deletesByRetraction
 
   /**
    * Why a merge engine cannot take a statement, in Paimon's words: UPDATE and MERGE need an engine

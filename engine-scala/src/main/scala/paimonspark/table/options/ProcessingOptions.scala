@@ -17,8 +17,7 @@ private[table] object ProcessingOptions extends OptionDeclarations {
     implemented("sequence.field.sort-order", enumOf("SortOrder", "ascending", "descending"), "ascending"),
     implemented("aggregation.remove-record-on-delete", bool, "false"),
     implemented("partial-update.remove-record-on-delete", bool, "false"),
-    refused("partial-update.remove-record-on-sequence-group", text, null, "a -D row of a sequence group retracts " +
-      "that group's columns instead", ReadWrite),
+    implemented("partial-update.remove-record-on-sequence-group", text),
     implemented("rowkind.field", text),
     implemented("fields.default-aggregate-function", text),
     refused("table-read.sequence-number.enabled", bool, "false", "reads give no _SEQUENCE_NUMBER column", ReadOnly),
