@@ -16,7 +16,7 @@ import paimonspark.{InvalidIdentifierException, InvalidOptionException, StorageE
   UnsupportedFeatureException}
 import paimonspark.catalog.{Catalog, FileSystemCatalog}
 import paimonspark.catalog.hive.{MetastoreCatalog, MetastoreSettings}
-import paimonspark.format.TablePaths
+import paimonspark.format.{TablePaths, TableSchema}
 import paimonspark.fs.FileIO
 import paimonspark.spark.catalog.{PaimonFunctions, SessionFileIO, TableChanges, TableLoading, TableName}
 import paimonspark.spark.procedures.{PaimonProcedures, ProcedureTableName}
@@ -51,6 +51,10 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
   }
 
   override def defaultNamespace(): Array[String] = Array(PaimonCatalog.DefaultDatabase)
+
+  /** Column defaults as Paimon keeps them ([[ColumnDefaults]]); Spark refuses DEFAULT without this. */
+  override def capabilities(): util.Set[TableCatalogCapability] =
+    util.Set.of(TableCatalogCapability.SUPPORT_COLUMN_DEFAULT_VALUE)
 
   private def database(namespace: Array[String]): String = namespace match {
     case Array(db) => db
@@ -161,15 +165,33 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
       ident: Identifier,
       columns: Array[Column],
       partitions: Array[Transform],
-      properties: util.Map[String, String]): Table = {
+      properties: util.Map[String, String]): Table =
+    create(ident, properties.asScala.toMap)(SparkSchemas.create(_, columns.toSeq, partitions.toSeq, _))
+
+  /**
+   * CREATE TABLE ... LIKE a Paimon table copies its columns (with their comments and defaults), partitioning,
+   * primary key, options and comment; the statement's TBLPROPERTIES override them. LIKE another table takes the
+   * columns and partitioning Spark gives.
+   */
+  override def createTableLike(ident: Identifier, info: TableInfo, source: Table): Table = source match {
+    case s: SparkTable =>
+      val copied = s.properties().asScala.toMap -- Seq(TableCatalog.PROP_LOCATION, TableCatalog.PROP_IS_MANAGED_LOCATION)
+      create(ident, copied ++ info.properties().asScala)(
+        SparkSchemas.fromFields(_, s.store.schema.fields, s.store.schema.partitionKeys, _))
+    case _ => createTable(ident, info)
+  }
+
+  /** Creates a table of the schema `schema` makes of the table's name and its properties (with the catalog's defaults). */
+  private def create(ident: Identifier, properties: Map[String, String])(
+      schema: (String, Map[String, String]) => TableSchema): Table = {
     val (db, t) = parts(ident)
     writable(db)
     if (!catalog.databaseExists(db)) throw new NoSuchNamespaceException(ident.namespace())
     if (catalog.tableExists(db, t)) throw new TableAlreadyExistsException((ident.namespace() :+ ident.name()).toIndexedSeq)
-    val props = tableDefaults ++ properties.asScala.toMap
-    val schema = SparkSchemas.create(s"$db.$t", columns.toSeq, partitions.toSeq, props)
+    val props = tableDefaults ++ properties
     val external = Seq("external", "EXTERNAL").flatMap(props.get).exists(_.trim.equalsIgnoreCase("true"))
-    new SparkTable(catalog.createTable(db, t, schema, props.get(TableCatalog.PROP_LOCATION), external), s"$catalogName.$db.$t")
+    new SparkTable(catalog.createTable(db, t, schema(s"$db.$t", props), props.get(TableCatalog.PROP_LOCATION), external),
+      s"$catalogName.$db.$t")
   }
 
   override def createTable(ident: Identifier, schema: StructType, partitions: Array[Transform],

@@ -78,6 +78,10 @@ class PaimonPathCatalog extends TableLoading with PaimonFunctions with PaimonPro
     SparkTable.open(FileStoreTable.load(io, dir), name, ident.name(), travel, options)
   }
 
+  /** Column defaults as Paimon keeps them ([[ColumnDefaults]]); Spark refuses DEFAULT without this. */
+  override def capabilities(): util.Set[TableCatalogCapability] =
+    util.Set.of(TableCatalogCapability.SUPPORT_COLUMN_DEFAULT_VALUE)
+
   override def createTable(ident: Identifier, info: TableInfo): Table =
     createTable(ident, info.columns(), info.partitions(), info.properties())
 

@@ -66,6 +66,14 @@ class PaimonSessionCatalog extends DelegatingCatalogExtension with ProcedureCata
       paimon.createTable(ident, columns, partitions, properties)
     } else super.createTable(ident, columns, partitions, properties)
 
+  /** LIKE a Paimon table makes a Paimon table, unless USING says otherwise; Spark's catalog makes the rest. */
+  override def createTableLike(ident: Identifier, info: TableInfo, source: Table): Table = source match {
+    case _: SparkTable if Option(info.properties().get(TableCatalog.PROP_PROVIDER)).forall(_.equalsIgnoreCase("paimon")) =>
+      ensureDatabase(ident.namespace())
+      paimon.createTableLike(ident, info, source)
+    case _ => super.createTableLike(ident, info, source)
+  }
+
   override def alterTable(ident: Identifier, changes: TableChange*): Table =
     if (isPaimon(ident)) paimon.alterTable(ident, changes: _*) else super.alterTable(ident, changes: _*)
 

@@ -7,7 +7,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsDeleteV2, SupportsMetadataColumns, SupportsRead,
-  SupportsRowLevelOperations, SupportsSchemaEvolution, SupportsWrite, Table, TableCapability, TableChange}
+  SupportsRowLevelOperations, SupportsSchemaEvolution, SupportsWrite, Table, TableCapability, TableCatalog, TableChange}
 import org.apache.spark.sql.connector.catalog.TableCapability._
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.read.ScanBuilder
@@ -24,7 +24,7 @@ import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder, DiffScanBuilder
 import paimonspark.spark.system.SystemTables
 import paimonspark.spark.write.{CopyOnWriteOperation, KeyDeltaOperation, PaimonWriteBuilder, PartitionPredicates, VectorDeltaOperation,
   WriteEvolution}
-import paimonspark.table.{FileStoreTable, KeyLayout, TableFeatures}
+import paimonspark.table.{FileStoreTable, KeyLayout, TableFeatures, TableOptions}
 import paimonspark.table.changes.{ChangeRange, ChangeRead, ChangeScanMode, CommitChanges}
 import paimonspark.table.options.DynamicOptions
 import paimonspark.table.scan.TimeTravel
@@ -50,8 +50,17 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
   override def partitioning(): Array[Transform] =
     store.schema.partitionKeys.map(k => Expressions.identity(k): Transform).toArray
 
+  /**
+   * What SHOW CREATE TABLE and DESCRIBE EXTENDED print: the options, the primary key as Paimon's
+   * `primary-key` property (CREATE TABLE reads it back), the comment and the location. The location is
+   * the catalog's to choose (`is_managed_location`), so SHOW CREATE TABLE leaves it out and its output
+   * creates a table of another name where the catalog puts it.
+   */
   override def properties(): util.Map[String, String] =
-    (store.schema.options ++ Map("provider" -> "paimon") ++ store.schema.comment.map("comment" -> _)).asJava
+    (store.schema.options ++ Map(TableCatalog.PROP_PROVIDER -> "paimon",
+      TableCatalog.PROP_LOCATION -> store.paths.root.toString, TableCatalog.PROP_IS_MANAGED_LOCATION -> "true") ++
+      store.schema.comment.map(TableCatalog.PROP_COMMENT -> _) ++
+      Some(store.schema.primaryKeys).filter(_.nonEmpty).map(TableOptions.PrimaryKey -> _.mkString(","))).asJava
 
   /** Append tables' rows know their data file; primary-key rows are merged from several. */
   override def metadataColumns(): Array[MetadataColumn] =

@@ -4,6 +4,8 @@ import java.math.BigDecimal
 import java.sql.{Date => SqlDate}
 import java.time.{LocalDate, LocalDateTime}
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.paimon.data.{Decimal, Timestamp}
 import org.apache.paimon.schema.{Schema, SchemaChange}
 import org.apache.paimon.types.DataTypes
@@ -95,6 +97,18 @@ class SchemaEvolutionInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
       "'fields.s.ignore-retract' = 'true', 'fields.default-aggregate-function' = 'last_value')")
     val mine = ours("SELECT * FROM paimon.default.`agg_fields$aggregation_fields`")
     assert(mine.size == 6 && java.rows("default.agg_fields$aggregation_fields") == mine)
+  }
+
+  test("column defaults: Java reads the defaults we keep, and Java and we write a default in place of a null") {
+    sql("CREATE TABLE paimon.default.defaults (id INT, s STRING DEFAULT 'dv', n INT DEFAULT 7) " +
+      "TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
+    sql("ALTER TABLE paimon.default.defaults ALTER COLUMN n SET DEFAULT 9")
+    assert(java.table("default.defaults").rowType().getFields.asScala.map(_.defaultValue()) == Seq(null, "'dv'", "9"))
+    sql("INSERT INTO paimon.default.defaults (id) VALUES (1)")
+    sql("INSERT INTO paimon.default.defaults VALUES (2, NULL, NULL)")
+    java.insert("default.defaults", Seq[Any](3, null, null))
+    val expected = Seq(Seq(1, "dv", 9), Seq(2, "dv", 9), Seq(3, "dv", 9))
+    assert(ours("SELECT * FROM paimon.default.defaults") == expected && java.rows("default.defaults") == expected)
   }
 
   test("a string that does not parse in a column's new type fails the read, in Java and here") {

@@ -3,9 +3,10 @@ package paimonspark.spark.catalog
 import org.apache.spark.sql.connector.catalog.TableChange
 import org.apache.spark.sql.connector.catalog.TableChange.{ColumnPosition, First => SparkFirst, After => SparkAfter}
 
-import paimonspark.UnsupportedFeatureException
+import paimonspark.{SchemaChangeException, UnsupportedFeatureException}
 import paimonspark.format.{DataType, DataTypes, SparkTypes, TableSchema}
-import paimonspark.spark.SparkSchemas
+import paimonspark.spark.{ColumnDefaults, SparkSchemas}
+import paimonspark.table.TableOptions
 import paimonspark.table.schema.SchemaChange
 import paimonspark.table.schema.SchemaChange._
 
@@ -25,7 +26,12 @@ object TableChanges {
       case s: TableChange.SetProperty => reserved(table, s.property()); Seq(SetOption(s.property(), s.value()))
       case r: TableChange.RemoveProperty => reserved(table, r.property()); Seq(RemoveOption(r.property()))
       case a: TableChange.AddColumn =>
-        if (a.defaultValue() != null) unsupported(table, s"column '${a.fieldNames().mkString(".")}' cannot have a default value")
+        // Paimon keeps no default for the rows written before the column existed.
+        Option(a.defaultValue()).foreach { d =>
+          val column = a.fieldNames().mkString(".")
+          throw new SchemaChangeException(table, column, s"table $table: Cannot add column [$column] with default value " +
+            s"${d.getSql}. Add the column, then ALTER COLUMN $column SET DEFAULT ${d.getSql}")
+        }
         Seq(AddColumn(a.fieldNames().toSeq, paimonType(a.fieldNames().last, a.dataType()).withNullable(a.isNullable),
           Option(a.comment()), position(a.position())))
       case r: TableChange.RenameColumn => Seq(RenameColumn(r.fieldNames().toSeq, r.newName()))
@@ -36,6 +42,15 @@ object TableChanges {
         Seq(UpdateColumnType(u.fieldNames().toSeq, paimonType(u.fieldNames().last, u.newDataType())))
       case u: TableChange.UpdateColumnNullability => Seq(UpdateColumnNullability(u.fieldNames().toSeq, u.nullable()))
       case u: TableChange.UpdateColumnComment => Seq(UpdateColumnComment(u.fieldNames().toSeq, Option(u.newComment())))
+      case u: TableChange.UpdateColumnDefaultValue =>
+        // DROP DEFAULT has no new default (an empty one in Spark's older field).
+        val default = Option(u.newCurrentDefault()).map(_.getSql).filter(_.nonEmpty)
+        val path = u.fieldNames().toSeq
+        if (path.size > 1) unsupported(table, s"column '${path.mkString(".")}' is nested; only top-level columns have defaults")
+        val dataType = DataTypes.typeAt(schema.fields, path).getOrElse(throw new SchemaChangeException(table,
+          path.mkString("."), s"table $table: column '${path.mkString(".")}' does not exist"))
+        default.foreach(ColumnDefaults.value(table, path.mkString("."), dataType, _))
+        Seq(UpdateColumnDefault(path, default))
       case u: TableChange.UpdateColumnPosition =>
         // Paimon moves top-level columns only: moving a nested column moves the column holding it.
         Seq(UpdateColumnPosition(u.fieldNames().head, position(u.position()).get))
@@ -53,7 +68,9 @@ object TableChanges {
   }
 
   private def reserved(table: String, key: String): Unit =
-    if (SparkSchemas.ReservedProperties(key)) unsupported(table, s"'$key' cannot be altered")
+    if (key == TableOptions.PrimaryKey) unsupported(table, "Alter primary key is not supported; a table keeps the " +
+      "primary key it was created with (create a new table and copy the rows)")
+    else if (SparkSchemas.ReservedProperties(key)) unsupported(table, s"'$key' cannot be altered")
 
   private def unsupported(table: String, what: String): Nothing =
     throw new UnsupportedFeatureException(s"table $table: $what")

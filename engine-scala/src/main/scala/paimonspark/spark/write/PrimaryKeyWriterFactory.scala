@@ -7,6 +7,7 @@ import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, Wr
 import paimonspark.InvalidDataException
 import paimonspark.format.SparkTypes
 import paimonspark.lsm.KeyValue
+import paimonspark.spark.ColumnDefaults.NullsToDefaults
 import paimonspark.table.FileStoreTable
 import paimonspark.table.write.{Bucketing, PrimaryKeyWriter}
 
@@ -22,14 +23,16 @@ final class PrimaryKeyWriterFactory(table: FileStoreTable, nextSequences: Map[St
   private val keyOrdinals = table.schema.primaryKeys.map(k => table.schema.fields.indexWhere(_.name == k)).toArray
   private val keyTypes = keyOrdinals.map(i => SparkTypes.physicalType(table.schema.fields(i).dataType))
   private val width = table.schema.fields.size
+  // Paimon writes the default of a column in place of a null.
+  private val defaults = new NullsToDefaults(table.name, table.schema.fields)
 
   override def createWriter(partitionId: Int, taskId: Long): DeltaWriter[InternalRow] = new DeltaWriter[InternalRow] {
     private val writer = new PrimaryKeyWriter(table, nextSequences, bucketing)
     // A retraction carries its key; Paimon's merge engines read nothing else of it.
     private val retraction = new GenericInternalRow(width)
 
-    override def write(row: InternalRow): Unit = writer.write(row)
-    override def insert(row: InternalRow): Unit = writer.write(row)
+    override def write(row: InternalRow): Unit = writer.write(defaults(row))
+    override def insert(row: InternalRow): Unit = writer.write(defaults(row))
     override def update(metadata: InternalRow, id: InternalRow, row: InternalRow): Unit = {
       var i = 0
       while (i < keyOrdinals.length) {
@@ -40,9 +43,9 @@ final class PrimaryKeyWriterFactory(table: FileStoreTable, nextSequences: Map[St
         }
         i += 1
       }
-      writer.write(row, KeyValue.UpdateAfter)
+      writer.write(defaults(row), KeyValue.UpdateAfter)
     }
-    override def reinsert(metadata: InternalRow, row: InternalRow): Unit = writer.write(row, KeyValue.UpdateAfter)
+    override def reinsert(metadata: InternalRow, row: InternalRow): Unit = writer.write(defaults(row), KeyValue.UpdateAfter)
     override def delete(metadata: InternalRow, id: InternalRow): Unit = {
       var i = 0
       while (i < keyOrdinals.length) { retraction.update(keyOrdinals(i), id.get(i, keyTypes(i))); i += 1 }

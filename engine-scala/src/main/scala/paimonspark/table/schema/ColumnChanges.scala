@@ -76,11 +76,9 @@ final class ColumnChanges(table: String, old: TableSchema) {
         current.withNullable(nullable)
       }
 
-    case UpdateColumnComment(path, comment) =>
-      level(fields, path) { siblings =>
-        val i = indexOf(siblings, path)
-        siblings.updated(i, siblings(i).copy(description = comment))
-      }
+    case UpdateColumnComment(path, comment) => field(fields, path)(_.copy(description = comment))
+
+    case UpdateColumnDefault(path, default) => field(fields, path)(_.copy(defaultValue = default))
 
     case UpdateColumnPosition(column, position) =>
       val i = indexOf(fields, Seq(column))
@@ -117,6 +115,13 @@ final class ColumnChanges(table: String, old: TableSchema) {
     else typeAt(fields, path.init) {
       case r: RowType => r.copy(fields = change(r.fields))
       case other => refuse(path.init, s"has type ${other.sql}, which has no nested columns")
+    }
+
+  /** `fields` with the field at `path` changed by `change`. */
+  private def field(fields: Seq[DataField], path: Seq[String])(change: DataField => DataField): Seq[DataField] =
+    level(fields, path) { siblings =>
+      val i = indexOf(siblings, path)
+      siblings.updated(i, change(siblings(i)))
     }
 
   /** `fields` with the type at `path` (through arrays' elements and maps' values) changed by `change`. */

@@ -21,6 +21,8 @@ object SchemaChange {
   final case class UpdateColumnType(path: Seq[String], dataType: DataType) extends SchemaChange
   final case class UpdateColumnNullability(path: Seq[String], nullable: Boolean) extends SchemaChange
   final case class UpdateColumnComment(path: Seq[String], comment: Option[String]) extends SchemaChange
+  /** A column's default as SQL text (`'Bob'`, `5`), or none: Paimon's `updateColumnDefaultValue`. */
+  final case class UpdateColumnDefault(path: Seq[String], default: Option[String]) extends SchemaChange
   /** Moves a top-level column, the only kind Paimon moves. */
   final case class UpdateColumnPosition(column: String, position: Position) extends SchemaChange
 
