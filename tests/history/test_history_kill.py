@@ -47,7 +47,7 @@ from deploy_util import kill_group
 
 WORKER = str(SUPPORT / "history_worker.py")
 PARTITIONS = 8
-COMMITS = 30
+COMMITS = 20
 DELAY_MS = 20
 IN_DELETE = 0x200
 
@@ -224,7 +224,7 @@ def test_expiry_killed_at_each_phase_is_finished_by_a_rerun(spark, oracle, wareh
     model = build(spark, oracle, warehouse, name)
     table = table_dir(warehouse, name)
     # Tags inside the expired range keep their files through every phase.
-    tags = {"t10": 10, "t22": 22}
+    tags = {"t6": 6, "t12": 12}
     for t, i in tags.items():
         spark.sql(f"CALL paimon.sys.create_tag(table => 'default.{name}', tag => '{t}', snapshot => {i})")
     tag_rows = {t: model[i] for t, i in tags.items()}
@@ -264,7 +264,7 @@ def test_rollback_killed_at_each_phase_is_finished_by_a_rerun_and_orphan_cleanup
     model = build(spark, oracle, warehouse, name)
     table = table_dir(warehouse, name)
     target = 8
-    tags = {"t5": 5, "t8": 8, "t20": 20, "t28": 28}
+    tags = {"t5": 5, "t8": 8, "t14": 14, "t18": 18}
     for t, i in tags.items():
         spark.sql(f"CALL paimon.sys.create_tag(table => 'default.{name}', tag => '{t}', snapshot => {i})")
     sql = f"CALL paimon.sys.rollback(table => 'default.{name}', version => '{target}')"
