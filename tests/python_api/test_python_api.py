@@ -74,6 +74,11 @@ def test_reads_travel_and_list_history_and_metadata(spark, orders):
     assert orders.options()["bucket"] == "1"
     assert orders.files().count() >= 1 and orders.partitions().count() == 1
     assert orders.schemas().count() == 1
+    # Paimon's SQL extensions reach a Spark Connect server as they reach a classic session.
+    spark.sql("ALTER TABLE paimon.default.orders CREATE TAG `by-sql` AS OF VERSION 1")
+    assert [r.tag for r in spark.sql("SHOW TAGS paimon.default.orders").collect()] == ["by-sql", "first"]
+    assert rows(spark.sql("SELECT id FROM paimon_incremental_query('paimon.default.orders', 0, 1)")) == [(1,), (2,), (3,)]
+    spark.sql("ALTER TABLE paimon.default.orders DELETE TAG `by-sql`")
 
 
 def test_writes_change_rows_in_one_commit_each(spark, oracle, mode):

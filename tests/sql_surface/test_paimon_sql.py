@@ -146,6 +146,9 @@ def test_max_pt_is_the_latest_partition_and_prunes_as_a_constant(spark):
     spark.sql("CREATE TABLE paimon.default.pt (id INT, dt STRING, h INT) PARTITIONED BY (dt, h)")
     spark.sql("INSERT INTO paimon.default.pt VALUES (1, '2026-11-25', 1), (2, '2026-11-27', 0), (3, '2026-11-26', 9)")
     assert spark.sql("SELECT paimon.sys.max_pt('paimon.default.pt')").first()[0] == "2026-11-27"
+    # Paimon's bucket function under its own name: the bucket a key goes to among n.
+    buckets = spark.sql("SELECT paimon.sys.bucket(4, id), paimon.paimon_bucket(4, id) FROM paimon.default.pt").collect()
+    assert all(0 <= a < 4 and a == b for a, b in buckets)
     df = spark.sql("SELECT id FROM paimon.default.pt WHERE dt = paimon.sys.max_pt('paimon.default.pt')")
     assert rows(df) == [(2,)]
     assert "2026-11-27" in df._jdf.queryExecution().optimizedPlan().toString()

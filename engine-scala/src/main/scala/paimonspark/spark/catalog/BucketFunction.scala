@@ -45,8 +45,9 @@ object BucketFunction extends UnboundFunction {
 }
 
 /**
- * The functions every Paimon catalog offers: the bucket function (Spark asks for it with an empty
- * namespace) and Paimon's `sys.max_pt`, under `sys` or no namespace, as in Paimon.
+ * The functions every Paimon catalog offers, under `sys` or no namespace, as in Paimon: the bucket
+ * function (`paimon_bucket`, which Spark asks for with an empty namespace, or Paimon's `bucket`)
+ * and `max_pt`.
  */
 trait PaimonFunctions extends FunctionCatalog {
   override def listFunctions(namespace: Array[String]): Array[Identifier] =
@@ -57,15 +58,13 @@ trait PaimonFunctions extends FunctionCatalog {
 }
 
 object PaimonFunctions {
-  private val all: Map[String, UnboundFunction] =
-    Map(BucketFunction.Name -> BucketFunction, MaxPartitionFunction.Name -> MaxPartitionFunction)
+  // `bucket` is Paimon's name of its default bucket function.
+  private val all: Map[String, UnboundFunction] = Map(BucketFunction.Name -> BucketFunction, "bucket" -> BucketFunction,
+    MaxPartitionFunction.Name -> MaxPartitionFunction)
 
-  def find(ident: Identifier): Option[UnboundFunction] = {
-    val function = all.get(ident.name().toLowerCase)
-    ident.namespace() match {
-      case Array() => function
-      case Array(ns) if ns.equalsIgnoreCase("sys") => function.filter(_ ne BucketFunction)
-      case _ => None
-    }
+  def find(ident: Identifier): Option[UnboundFunction] = ident.namespace() match {
+    case Array() => all.get(ident.name().toLowerCase)
+    case Array(ns) if ns.equalsIgnoreCase("sys") => all.get(ident.name().toLowerCase)
+    case _ => None
   }
 }
