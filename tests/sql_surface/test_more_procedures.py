@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import rows, table_dir
+from conftest import oracle_rows, rows, table_dir
 from history_util import call, snapshot_ids, tag_names
 from paimon_spark import BranchNotFoundError, InvalidOptionError, SnapshotNotFoundError, UnsupportedFeatureError
 
@@ -107,7 +107,7 @@ def test_branches_renamed_and_consumers_reset_and_cleared(spark, warehouse):
     assert rows(spark.sql("SELECT consumer_id FROM paimon.default.`bc$consumers`")) == []
 
 
-def test_sort_compaction_orders_each_partition_so_statistics_skip_files(spark, warehouse):
+def test_sort_compaction_orders_each_partition_so_statistics_skip_files(spark, warehouse, oracle):
     spark.sql("CREATE TABLE paimon.default.sorted (x INT, y INT, s STRING, p INT) PARTITIONED BY (p)")
     # Four writes of interleaved values: every file spans the whole range of x and y.
     for w in range(4):
@@ -138,6 +138,16 @@ def test_sort_compaction_orders_each_partition_so_statistics_skip_files(spark, w
         call(spark, "compact", table="default.sorted", partitions="p=0", where="p = 1")
     with pytest.raises(InvalidOptionError, match="partition columns"):
         call(spark, "compact", table="default.sorted", where="x = 1")
+    # With deletion vectors the marked rows are not written back, and the rewritten files' vectors go.
+    spark.sql("CREATE TABLE paimon.default.sorted_dv (x INT, p INT) PARTITIONED BY (p) TBLPROPERTIES "
+              "('deletion-vectors.enabled' = 'true')")
+    spark.sql("INSERT INTO paimon.default.sorted_dv VALUES " + ", ".join(f"({(i * 7) % 20}, {i % 2})" for i in range(20)))
+    spark.sql("DELETE FROM paimon.default.sorted_dv WHERE x < 5")
+    kept = rows(spark.table("paimon.default.sorted_dv"))
+    assert spark.sql("SELECT count(*) FROM paimon.default.`sorted_dv$table_indexes`").first()[0] > 0
+    call(spark, "compact", table="default.sorted_dv", order_strategy="order", order_by="x")
+    assert rows(spark.table("paimon.default.sorted_dv")) == kept and oracle_rows(oracle, "sorted_dv") == kept
+    assert spark.sql("SELECT count(*) FROM paimon.default.`sorted_dv$table_indexes`").first()[0] == 0
     spark.sql("CREATE TABLE paimon.default.sorted_pk (id INT, v INT) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
     with pytest.raises(UnsupportedFeatureError, match="append tables"):
         call(spark, "compact", table="default.sorted_pk", order_strategy="order", order_by="v")

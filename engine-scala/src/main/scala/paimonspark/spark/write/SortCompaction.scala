@@ -1,5 +1,6 @@
 package paimonspark.spark.write
 
+import java.nio.ByteBuffer
 import java.util.UUID
 
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
@@ -9,12 +10,12 @@ import org.apache.spark.sql.catalyst.expressions.RowOrdering
 import org.apache.spark.sql.functions.lit
 import org.apache.spark.sql.paimon.TableFrames
 
-import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
-import paimonspark.format.{FileIdentifier, SnapshotJson}
+import paimonspark.InvalidOptionException
+import paimonspark.format.{FileIdentifier, Snapshot, SnapshotJson}
 import paimonspark.spark.{SparkSchemas, SparkTable}
 import paimonspark.table.{FileStoreTable, Predicate, TableFeatures}
-import paimonspark.table.scan.ScanPlanner
-import paimonspark.table.write.{OverwriteScope, TableCommit}
+import paimonspark.table.scan.{DataSplit, ScanPlanner}
+import paimonspark.table.write.{AppendVectors, IndexChange, OverwriteScope, TableCommit}
 
 /**
  * Sort compaction of an append table (`compact` with `order_strategy`), as Paimon's: every file of
@@ -22,7 +23,8 @@ import paimonspark.table.write.{OverwriteScope, TableCommit}
  * (`order`) or along a space-filling curve over the columns (`zorder`, `hilbert`), range-partitioned
  * so that each new file holds a narrow range of the key and its statistics skip it for filters on
  * those columns. It replaces exactly the files it read in one OVERWRITE commit: a file another commit
- * removed meanwhile fails it, and files appended meanwhile stay.
+ * removed meanwhile fails it, and files appended meanwhile stay. Rows deletion vectors mark are not
+ * read, and the rewritten files' vectors go.
  */
 object SortCompaction {
   sealed abstract class Curve(val name: String)
@@ -41,7 +43,7 @@ object SortCompaction {
     check(table, curve, columns)
     TableFeatures.requireWritable(table)
     table.currentSnapshot().flatMap { snapshot =>
-      val splits = new ScanPlanner(table).plan(Some(snapshot), partitions)
+      val splits = new ScanPlanner(table, appliesDeletionVectors = table.options.deletionVectors).plan(Some(snapshot), partitions)
       if (splits.isEmpty) None
       else {
         val read = splits.flatMap(s => s.files.map(f => FileIdentifier.of(s.partitionBytes, s.bucket, f))).toSet
@@ -51,16 +53,12 @@ object SortCompaction {
         val order = table.schema.partitionKeys.map(quoted(frame, _)) ++ key(frame, curve, columns)
         val sorted = selected.repartitionByRange(session.sessionState.conf.numShufflePartitions, order: _*)
           .sortWithinPartitions(order: _*)
-        write(table, sorted, read)
+        write(table, sorted, read, vectorsDropped(table, snapshot, splits))
       }
     }
   }
 
   private def check(table: FileStoreTable, curve: Curve, columns: Seq[String]): Unit = {
-    if (table.options.deletionVectors) {
-      throw new UnsupportedFeatureException(s"compact: table ${table.name}: order_strategy '${curve.name}' is not " +
-        "supported yet on a table with deletion vectors", "order_strategy")
-    }
     if (columns.isEmpty) {
       throw new InvalidOptionException("order_by", s"compact: order_strategy '${curve.name}' needs order_by columns")
     }
@@ -101,7 +99,21 @@ object SortCompaction {
     case other => throw new IllegalArgumentException(s"not a partition selection: $other")
   }
 
-  private def write(table: FileStoreTable, sorted: DataFrame, read: Set[FileIdentifier]): Option[Long] = {
+  /**
+   * With deletion vectors, the rows they mark are not read, so the rewritten files' vectors leave
+   * their partitions' indexes in the same commit.
+   */
+  private def vectorsDropped(table: FileStoreTable, snapshot: Snapshot, splits: Seq[DataSplit]): Seq[IndexChange] =
+    if (!table.options.deletionVectors) Nil
+    else {
+      val vectors = new AppendVectors(table, Some(snapshot))
+      splits.groupBy(s => ByteBuffer.wrap(s.partitionBytes)).values.toSeq.flatMap { inPartition =>
+        vectors.rewrite(inPartition.head.partitionBytes, Map.empty, inPartition.flatMap(_.files.map(_.fileName)).toSet)
+      }
+    }
+
+  private def write(table: FileStoreTable, sorted: DataFrame, read: Set[FileIdentifier], index: Seq[IndexChange])
+      : Option[Long] = {
     val factory = new AppendWriterFactory(table)
     val written = sorted.queryExecution.toRdd.mapPartitionsWithIndex { (i, rows) =>
       val writer = factory.createWriter(i, 0L)
@@ -115,10 +127,11 @@ object SortCompaction {
       }
     }.collect().toSeq.collect { case f: FilesWritten => f.files }
     try new TableCommit(table, UUID.randomUUID().toString).commit(written.flatMap(_.data),
-      Some(OverwriteScope.Files(read)), identifier = SnapshotJson.BatchCommitIdentifier)
+      Some(OverwriteScope.Files(read)), index, identifier = SnapshotJson.BatchCommitIdentifier)
     catch {
       case e: Throwable =>
         written.flatMap(_.data).foreach(e => table.io.delete(table.dataFilePath(e.partition, e.bucket, e.file), recursive = false))
+        index.flatMap(_.entries).foreach(e => table.io.delete(table.paths.indexFile(e.fileName), recursive = false))
         throw e
     }
   }
