@@ -23,7 +23,6 @@ CASES = [
     ("lookup", "first-row", ", 'ignore-delete' = 'true'", False),
     ("full-compaction", "aggregation", ", 'fields.v.aggregate-function' = 'sum'" + ORC, False),
     ("input", "deduplicate", AVRO, True),
-    ("none", "deduplicate", MIXED, True),
 ]
 KEYS = 12
 COMMITS = 6

@@ -46,7 +46,7 @@ class DeletionVectorWriteSuite extends AnyFunSuite with BeforeAndAfterAll {
     val random = new Random(table.hashCode)
     val state = mutable.Map.empty[Int, Seq[Any]]
     var vectors = 0L
-    (1 to 6).foreach { step =>
+    (1 to 4).foreach { step =>
       val ids = random.shuffle((0 until 40).toList).take(12)
       if (deletes && step % 3 == 0) {
         val gone = ids.take(5)
