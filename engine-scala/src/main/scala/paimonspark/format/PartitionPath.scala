@@ -25,7 +25,11 @@ object PartitionPath {
 
   /** The relative directory of one partition; empty for an unpartitioned table. */
   def of(names: Seq[String], types: Seq[DataType], row: InternalRow, defaultName: String): String =
-    names.zip(values(types, row, defaultName)).map { case (n, v) => s"${escape(n)}=${escape(v)}" }.mkString("/")
+    ofValues(names, values(types, row, defaultName))
+
+  /** The relative directory of the partition whose columns `names` hold `values`, spelt as directory names. */
+  def ofValues(names: Seq[String], values: Seq[String]): String =
+    names.zip(values).map { case (n, v) => s"${escape(n)}=${escape(v)}" }.mkString("/")
 
   /** The partition's values as its directory name spells them, unescaped (as a metastore records them). */
   def values(types: Seq[DataType], row: InternalRow, defaultName: String): Seq[String] =

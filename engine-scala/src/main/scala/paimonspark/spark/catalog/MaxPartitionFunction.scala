@@ -1,12 +1,9 @@
 package paimonspark.spark.catalog
 
-import scala.util.Try
-
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException
 import org.apache.spark.sql.catalyst.expressions.{Cast, Literal}
-import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.util.TypeUtils
 import org.apache.spark.sql.connector.catalog.functions.{BoundFunction, ScalarFunction, UnboundFunction}
 import org.apache.spark.sql.paimon.CatalogLookup
@@ -46,7 +43,7 @@ object MaxPartitionFunction extends UnboundFunction {
   }
 
   def maxPartition(table: String): String = {
-    val parts = Try(CatalystSqlParser.parseMultipartIdentifier(table)).getOrElse(table.split("\\.").toSeq)
+    val parts = TableName.multipart(table)
     val store = CatalogLookup.load(SparkSession.active, parts) match {
       case Some(t: SparkTable) => t.store
       case _ => throw new NoSuchTableException(parts)

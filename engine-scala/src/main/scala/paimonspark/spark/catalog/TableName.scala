@@ -1,5 +1,9 @@
 package paimonspark.spark.catalog
 
+import scala.util.Try
+
+import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
+
 import paimonspark.InvalidIdentifierException
 
 /**
@@ -10,6 +14,13 @@ final case class TableName(table: String, branch: Option[String], system: Option
 
 object TableName {
   val BranchPrefix = "branch_"
+
+  /**
+   * The parts of a table name given as text (a procedure's or a function's argument), as Spark's
+   * parser reads it, backquotes included; a name it cannot read (`db.t$branch_b`) splits at dots.
+   */
+  def multipart(text: String): Seq[String] =
+    Try(CatalystSqlParser.parseMultipartIdentifier(text)).getOrElse(text.split("\\.").map(_.trim).toSeq)
 
   def parse(name: String): TableName = name.split("\\$", -1).toSeq match {
     case Seq(t) => TableName(t, None, None)

@@ -1,17 +1,16 @@
 package paimonspark.spark.extensions
 
 import scala.jdk.CollectionConverters._
-import scala.util.Try
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
-import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.paimon.CatalogLookup
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.InvalidOptionException
+import paimonspark.spark.catalog.TableName
 import paimonspark.table.changes.ChangeRange
 
 /**
@@ -48,7 +47,7 @@ object IncrementalQueries {
       case e => throw new InvalidOptionException(q.name, s"${q.name}: every argument must be a value, not ${e.sql}")
     }
     val table = values.head
-    val parts = Try(CatalystSqlParser.parseMultipartIdentifier(table)).getOrElse(table.split("\\.").toSeq)
+    val parts = TableName.multipart(table)
     val options = new CaseInsensitiveStringMap(Map(q.option(values.tail)).asJava)
     CatalogLookup.relation(SparkSession.active, parts, options)
   }

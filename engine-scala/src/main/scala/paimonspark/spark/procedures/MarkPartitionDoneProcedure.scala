@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
 import paimonspark.InvalidOptionException
+import paimonspark.format.PartitionPath
 import paimonspark.table.FileStoreTable
 import paimonspark.table.write.PartitionMarkDone
 
@@ -27,8 +28,7 @@ final class MarkPartitionDoneProcedure(tables: String => FileStoreTable) extends
         throw new InvalidOptionException("partitions", s"$name: '$spec' must give every partition column of " +
           s"${table.name} once (${keys.mkString(", ")}) as column=value")
       }
-      keys.map(k => s"${paimonspark.format.PartitionPath.escape(k)}=${paimonspark.format.PartitionPath.escape(values(k))}")
-        .mkString("/")
+      PartitionPath.ofValues(keys, keys.map(values))
     }.toSeq
     if (paths.isEmpty) throw new InvalidOptionException("partitions", s"$name: partitions => '$text' names no partition")
     PartitionMarkDone.mark(table, paths)

@@ -1,25 +1,23 @@
 package paimonspark.spark.procedures
 
-import scala.util.Try
-
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.connector.catalog.Identifier
 import org.apache.spark.sql.paimon.CatalogLookup
 
 import paimonspark.InvalidIdentifierException
+import paimonspark.spark.catalog.TableName
 
 /**
  * A procedure's `table` argument as Paimon's procedures read it: `t` is in the current database
  * (`USE`) when the procedure's catalog is the current one, else in the catalog's default database;
  * `db.t` names the database; `cat.db.t` must name the procedure's own catalog. Backquotes quote a
- * part (`db.`t$branch_b``); a name Spark's parser cannot read (`db.t$branch_b`) splits at dots.
+ * part (`db.`t$branch_b``), as [[TableName.multipart]] reads it.
  */
 object ProcedureTableName {
   def resolve(text: String, catalog: String, defaultNamespace: Array[String]): Identifier = {
     if (text.trim.isEmpty) throw new InvalidIdentifierException(text, "Cannot handle an empty identifier for argument table")
     val session = SparkSession.active
-    val parts = Try(CatalystSqlParser.parseMultipartIdentifier(text)).getOrElse(text.split("\\.").map(_.trim).toSeq)
+    val parts = TableName.multipart(text)
     val inCatalog = if (parts.length > 1 && CatalogLookup.isCatalog(session, parts.head)) {
       if (!parts.head.equalsIgnoreCase(catalog)) {
         throw new InvalidIdentifierException(text,

@@ -33,8 +33,9 @@ final class RemoveOrphanFilesProcedure(tables: String => FileStoreTable, catalog
     val named = args.need("table", args.string("table")).trim
     val targets = if (!named.endsWith(".*")) Seq(args.table) else {
       val db = named.stripSuffix(".*")
-      val found = catalogTables().collect { case (d, t) if d == db => tables(s"$d.$t") }
-      if (found.isEmpty && !catalogTables().exists(_._1 == db)) {
+      val all = catalogTables()
+      val found = all.collect { case (d, t) if d == db => tables(s"$d.$t") }
+      if (found.isEmpty && !all.exists(_._1 == db)) {
         throw new InvalidOptionException("table", s"$name: table => '$named': there is no database '$db'")
       }
       found
