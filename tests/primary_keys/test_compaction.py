@@ -4,7 +4,7 @@
 import pytest
 
 from conftest import commit_kinds, oracle_rows, rows
-from paimon_spark import InvalidOptionError, PaimonTable
+from paimon_spark import InvalidOptionError, PaimonTable, SnapshotNotFoundError, UnsupportedFeatureError
 
 
 def levels(oracle, name):
@@ -146,3 +146,85 @@ def test_bad_compaction_calls_are_refused(spark):
         spark.sql("CALL paimon.sys.compact(table => 'default.badcall', compact_strategy => 'huge')")
     with pytest.raises(InvalidOptionError, match="partitions"):
         spark.sql("CALL paimon.sys.compact(table => 'default.badcall', partitions => 'id=1')")
+
+
+def buckets(oracle, name):
+    """{partition: sorted buckets holding live files}, as pypaimon plans them."""
+    out = {}
+    for (partition, bucket) in levels(oracle, name):
+        out.setdefault(partition, set()).add(bucket)
+    return {p: sorted(b) for p, b in out.items()}
+
+
+def test_rescale_changes_the_bucket_count_partition_by_partition(spark, oracle, warehouse):
+    create(spark, "rescaled", partitioned=True)
+    for dt in ("a", "b"):
+        upsert(spark, "rescaled", 0, 40, dt, dt=dt)
+    before = rows(spark.table("paimon.default.rescaled"))
+    spark.sql("ALTER TABLE paimon.default.rescaled SET TBLPROPERTIES ('bucket' = '4')")
+    # The partitions keep two buckets: a write there must rescale first, as in Paimon.
+    kinds = commit_kinds(warehouse, "rescaled")
+    with pytest.raises(InvalidOptionError, match=r"Try to write partition \{dt=a\} with a new bucket num 4, but the "
+                                                 "previous bucket num is 2"):
+        upsert(spark, "rescaled", 0, 5, "late", dt="a")
+    assert commit_kinds(warehouse, "rescaled") == kinds
+    upsert(spark, "rescaled", 0, 40, "c", dt="c")  # a new partition gets four
+    result = spark.sql("CALL paimon.sys.rescale(table => 'default.rescaled', partitions => 'dt=\"a\"')").collect()
+    assert [tuple(r) for r in result] == [(True,)]
+    assert commit_kinds(warehouse, "rescaled")[-1] == "OVERWRITE"
+    assert buckets(oracle, "rescaled") == {("a",): [0, 1, 2, 3], ("b",): [0, 1], ("c",): [0, 1, 2, 3]}
+    expected = before + [("c", i, "c", "+I") for i in range(40)]
+    assert rows(spark.table("paimon.default.rescaled")) == sorted(expected)
+    assert oracle_rows(oracle, "rescaled") == sorted(expected)
+    # A point lookup finds its key's bucket under each partition's own count.
+    for dt in ("a", "b", "c"):
+        assert rows(spark.sql(f"SELECT v FROM paimon.default.rescaled WHERE dt = '{dt}' AND id = 7")) == [(dt,)]
+    upsert(spark, "rescaled", 0, 5, "late", dt="a")
+    spark.sql("CALL paimon.sys.rescale(table => 'default.rescaled', where => \"dt = 'b'\")")
+    upsert(spark, "rescaled", 0, 5, "late", dt="b")
+    assert buckets(oracle, "rescaled")[("b",)] == [0, 1, 2, 3]
+    assert rows(spark.sql("SELECT dt, count(*), sum(if(v = 'late', 1, 0)) FROM paimon.default.rescaled GROUP BY dt")) \
+        == [("a", 40, 5), ("b", 40, 5), ("c", 40, 0)]
+    # Rescaling to fewer buckets; a partition that holds nothing commits nothing.
+    spark.sql("CALL paimon.sys.rescale(table => 'default.rescaled', bucket_num => 1, partitions => 'dt=c')")
+    assert buckets(oracle, "rescaled")[("c",)] == [0]
+    kinds = commit_kinds(warehouse, "rescaled")
+    spark.sql("CALL paimon.sys.rescale(table => 'default.rescaled', partitions => 'dt=zzz')")
+    assert commit_kinds(warehouse, "rescaled") == kinds
+    assert oracle_rows(oracle, "rescaled") == rows(spark.table("paimon.default.rescaled"))
+
+
+def test_insert_overwrite_rescales_too(spark, oracle):
+    create(spark, "overscale")
+    upsert(spark, "overscale", 0, 20, "x")
+    spark.sql("ALTER TABLE paimon.default.overscale SET TBLPROPERTIES ('bucket' = '3')")
+    with pytest.raises(InvalidOptionError, match="Try to write table with a new bucket num 3"):
+        upsert(spark, "overscale", 0, 5, "y")
+    spark.sql("INSERT OVERWRITE paimon.default.overscale SELECT * FROM paimon.default.overscale")
+    upsert(spark, "overscale", 0, 5, "y")
+    assert buckets(oracle, "overscale") == {(): [0, 1, 2]}
+    expected = [("a", i, "y" if i < 5 else "x", "+I") for i in range(20)]
+    assert rows(spark.table("paimon.default.overscale")) == oracle_rows(oracle, "overscale") == expected
+
+
+def test_bad_rescales_are_refused(spark):
+    create(spark, "badscale", partitioned=True)
+    with pytest.raises(SnapshotNotFoundError, match="has no snapshot, no need to rescale"):
+        spark.sql("CALL paimon.sys.rescale(table => 'default.badscale', bucket_num => 4)")
+    upsert(spark, "badscale", 0, 5, "x")
+    with pytest.raises(InvalidOptionError, match="partitions and where cannot be used together"):
+        spark.sql("CALL paimon.sys.rescale(table => 'default.badscale', partitions => 'dt=a', where => \"dt = 'a'\")")
+    with pytest.raises(InvalidOptionError, match="partition columns"):
+        spark.sql("CALL paimon.sys.rescale(table => 'default.badscale', where => 'id = 1')")
+    with pytest.raises(InvalidOptionError, match="bucket_num must be positive"):
+        spark.sql("CALL paimon.sys.rescale(table => 'default.badscale', bucket_num => 0)")
+    with pytest.raises(UnsupportedFeatureError, match="Cannot change bucket to -1"):
+        spark.sql("ALTER TABLE paimon.default.badscale SET TBLPROPERTIES ('bucket' = '-1')")
+    with pytest.raises(UnsupportedFeatureError, match="Cannot reset bucket"):
+        spark.sql("ALTER TABLE paimon.default.badscale UNSET TBLPROPERTIES ('bucket')")
+    spark.sql("CREATE TABLE paimon.default.dynscale (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id')")
+    with pytest.raises(UnsupportedFeatureError, match="Cannot change bucket when it is -1"):
+        spark.sql("ALTER TABLE paimon.default.dynscale SET TBLPROPERTIES ('bucket' = '4')")
+    spark.sql("INSERT INTO paimon.default.dynscale VALUES (1, 'a')")
+    with pytest.raises(UnsupportedFeatureError, match="fixed bucket count"):
+        spark.sql("CALL paimon.sys.rescale(table => 'default.dynscale', bucket_num => 4)")

@@ -236,8 +236,11 @@ object TableOptions {
   val WatermarkTimeZone = "sink.watermark-time-zone"
   val ProcessTimeZone = "sink.process-time-zone"
 
-  /** Options that shape files already written; ALTER TABLE may not change them. */
-  val Immutable: Set[String] = Set(Bucket, PrimaryKey, Partition, PartitionDefaultName, PartitionLegacyName,
+  /**
+   * Options that shape files already written; ALTER TABLE may not change them (`bucket` only within
+   * the rules of a rescale, see SchemaChanges).
+   */
+  val Immutable: Set[String] = Set(PrimaryKey, Partition, PartitionDefaultName, PartitionLegacyName,
     BucketKey, "merge-engine", "sequence.field", "sequence.field.sort-order", RowKindField, "bucket-function.type",
     "data-file.path-directory", "aggregation.remove-record-on-delete", "partial-update.remove-record-on-delete",
     "partial-update.remove-record-on-sequence-group", "force-lookup", "row-tracking.enabled", "data-evolution.enabled",

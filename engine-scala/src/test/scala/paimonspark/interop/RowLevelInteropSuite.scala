@@ -96,4 +96,20 @@ class RowLevelInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(java.rows(s"default.$t") == expected, engine)
     }
   }
+
+  test("rescale: Java writes into the rescaled partition and refuses the one still at the old bucket count") {
+    sql("CREATE TABLE paimon.default.rescaled (id INT, p STRING, v STRING) PARTITIONED BY (p) " +
+      "TBLPROPERTIES ('primary-key' = 'id, p', 'bucket' = '2')")
+    sql("INSERT INTO paimon.default.rescaled SELECT CAST(id AS INT), IF(id % 2 = 0, 'a', 'b'), 'x' FROM range(0, 40)")
+    sql("ALTER TABLE paimon.default.rescaled SET TBLPROPERTIES ('bucket' = '4')")
+    sql("CALL paimon.sys.rescale(table => 'default.rescaled', partitions => 'p=a')")
+    java.insert("default.rescaled", Seq(0, "a", "java"))
+    // Java checks per bucket, so among several keys one meets a bucket of files at the old count.
+    val refused = intercept[RuntimeException](java.insert("default.rescaled", (1 until 9 by 2).map(Seq(_, "b", "java")): _*))
+    assert(refused.getMessage.contains("with a new bucket num 4, but the previous bucket num is 2"))
+    val expected = (0 until 40).map(i => Seq(i, if (i % 2 == 0) "a" else "b", if (i == 0) "java" else "x"))
+    assert(java.rows("default.rescaled") == JavaPaimon.sorted(expected))
+    assert(ours("SELECT * FROM paimon.default.rescaled") == JavaPaimon.sorted(expected))
+    assert(ours("SELECT v FROM paimon.default.rescaled WHERE id = 0 AND p = 'a'") == Seq(Seq("java")))
+  }
 }

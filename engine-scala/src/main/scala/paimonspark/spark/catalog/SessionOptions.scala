@@ -43,9 +43,9 @@ object SessionOptions {
   def tableOptions(table: String): Map[String, String] = {
     val options = of(table, k => PaimonOptions.get(k).exists(o => o.scope.table && !o.scope.read))
     options.foreach { case (k, v) =>
-      if (TableOptions.Immutable(k)) {
+      if (TableOptions.Immutable(k) || k == TableOptions.Bucket) {
         throw new UnsupportedFeatureException(s"table $table: session option '$Prefix$k' cannot change '$k', which " +
-          "shapes the files the table already holds; ALTER TABLE cannot change it either", k)
+          "shapes the files the table already holds", k)
       }
       PaimonOptions.get(k).foreach(_.check(v))
     }

@@ -16,6 +16,7 @@ trait PaimonProcedures extends ProcedureCatalog {
 
   private def procedures: Map[String, UnboundProcedure] = Map(
     "compact" -> new CompactProcedure(procedureTable),
+    "rescale" -> new RescaleProcedure(procedureTable),
     "create_tag" -> new CreateTagProcedure(procedureTable, replace = false),
     "replace_tag" -> new CreateTagProcedure(procedureTable, replace = true),
     "create_tag_from_timestamp" -> new CreateTagFromTimestampProcedure(procedureTable, byWatermark = false),

@@ -66,7 +66,7 @@ object PartitionSelection {
         pair.split("=", 2) match {
           case Array(k, v) if schema.partitionKeys.contains(k.trim) =>
             val i = schema.fieldNames.indexOf(k.trim)
-            val value = v.trim
+            val value = unquoted(v.trim)
             if (value == table.options.partitionDefaultName) Predicate.IsNull(i)
             else {
               val sparkType = SparkTypes.physicalType(schema.fields(i).dataType)
@@ -83,4 +83,9 @@ object PartitionSelection {
       }.reduce[Predicate](Predicate.And)
     }.reduceOption[Predicate](Predicate.Or).getOrElse(Predicate.Constant(true))
   }
+
+  /** Paimon's Spark procedures turn `partitions` into SQL, so a value may be a quoted literal: `pt="p1"`. */
+  private def unquoted(value: String): String =
+    if (value.length >= 2 && (value.head == '"' || value.head == '\'') && value.last == value.head) value.substring(1, value.length - 1)
+    else value
 }

@@ -27,8 +27,8 @@ final case class FilesWritten(files: WrittenFiles) extends WriterCommitMessage
  *  - Primary-key tables: rows are clustered by (partition, Paimon bucket), so each bucket is written
  *    by one task, which sorts and merges them itself ([[PrimaryKeyWriter]]).
  */
-final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope], queryId: String)
-    extends Write with RequiresDistributionAndOrdering with BatchWrite with StreamingWrite {
+final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope], queryId: String,
+    replacesPartitions: Boolean = false) extends Write with RequiresDistributionAndOrdering with BatchWrite with StreamingWrite {
 
   private val store = table.store
   private val partitions = store.schema.partitionKeys.map(k => Expressions.column(k): Expression)
@@ -65,8 +65,14 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
   private def writerFactory(bucketing: Bucketing): DataWriterFactory =
     if (store.isPrimaryKeyTable) primaryKeyFactory(bucketing) else new AppendWriterFactory(store)
 
-  private def primaryKeyFactory(bucketing: Bucketing) =
-    new PrimaryKeyWriterFactory(store, PrimaryKeyWriter.nextSequences(store), bucketing)
+  // The snapshot the last writer factory planned buckets and sequences at, which its commit checks against.
+  @volatile private var plannedAt: Option[Long] = None
+
+  private def primaryKeyFactory(bucketing: Bucketing) = {
+    val restored = PrimaryKeyWriter.restore(store)
+    plannedAt = Some(restored.snapshotId.getOrElse(0L))
+    new PrimaryKeyWriterFactory(store, if (replacesPartitions) restored.replacingPartitions else restored, bucketing)
+  }
 
   /** The writers of a primary-key table's row-level changes ([[KeyDeltaWrite]]). */
   def primaryKeyWriterFactory: PrimaryKeyWriterFactory = primaryKeyFactory(bucketing)
@@ -79,7 +85,7 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
     val entries = written.flatMap(_.data)
     // What is replaced is decided only now: a copy-on-write scan may have narrowed its files at run time.
     new TableCommit(store, commitUser).commit(entries, replaces.map(_()), written.flatMap(_.index),
-      written.flatMap(_.changelog), identifier)
+      written.flatMap(_.changelog), identifier, bucketsPlannedAt = plannedAt)
     if (entries.nonEmpty && !store.options.writeOnly) compactWritten(entries, identifier)
   }
 

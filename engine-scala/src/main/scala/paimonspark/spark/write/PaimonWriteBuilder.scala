@@ -31,5 +31,5 @@ final class PaimonWriteBuilder(table: SparkTable, queryId: String)
     this
   }
 
-  override def build(): Write = new PaimonWrite(table, scope.map(s => () => s), queryId)
+  override def build(): Write = new PaimonWrite(table, scope.map(s => () => s), queryId, replacesPartitions = scope.isDefined)
 }

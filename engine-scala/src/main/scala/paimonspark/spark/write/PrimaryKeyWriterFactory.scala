@@ -17,7 +17,7 @@ import paimonspark.table.write.{Bucketing, PrimaryKeyWriter}
  * row-level changes of DELETE, UPDATE and MERGE INTO are written as what they are: a retraction of
  * a key, an update, an insert. Nothing is rewritten: they are merged on read like any write.
  */
-final class PrimaryKeyWriterFactory(table: FileStoreTable, nextSequences: Map[String, Long], bucketing: Bucketing)
+final class PrimaryKeyWriterFactory(table: FileStoreTable, restored: PrimaryKeyWriter.Restored, bucketing: Bucketing)
     extends DeltaWriterFactory {
   // Row ids are the primary key, in its order (see KeyDeltaOperation.rowId).
   private val keyOrdinals = table.schema.primaryKeys.map(k => table.schema.fields.indexWhere(_.name == k)).toArray
@@ -27,7 +27,7 @@ final class PrimaryKeyWriterFactory(table: FileStoreTable, nextSequences: Map[St
   private val defaults = new NullsToDefaults(table.name, table.schema.fields)
 
   override def createWriter(partitionId: Int, taskId: Long): DeltaWriter[InternalRow] = new DeltaWriter[InternalRow] {
-    private val writer = new PrimaryKeyWriter(table, nextSequences, bucketing)
+    private val writer = new PrimaryKeyWriter(table, restored, bucketing)
     // A retraction carries its key; Paimon's merge engines read nothing else of it.
     private val retraction = new GenericInternalRow(width)
 

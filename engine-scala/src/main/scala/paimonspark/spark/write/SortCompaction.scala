@@ -1,21 +1,18 @@
 package paimonspark.spark.write
 
 import java.nio.ByteBuffer
-import java.util.UUID
 
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
-import org.apache.spark.sql.catalyst.CatalystTypeConverters
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.catalyst.expressions.RowOrdering
-import org.apache.spark.sql.functions.lit
 import org.apache.spark.sql.paimon.TableFrames
 
 import paimonspark.InvalidOptionException
-import paimonspark.format.{FileIdentifier, Snapshot, SnapshotJson}
+import paimonspark.format.{FileIdentifier, Snapshot}
 import paimonspark.spark.{SparkSchemas, SparkTable}
 import paimonspark.table.{FileStoreTable, Predicate, TableFeatures}
 import paimonspark.table.scan.{DataSplit, ScanPlanner}
-import paimonspark.table.write.{AppendVectors, IndexChange, OverwriteScope, TableCommit}
+import paimonspark.table.write.{AppendVectors, IndexChange, OverwriteScope}
 
 /**
  * Sort compaction of an append table (`compact` with `order_strategy`), as Paimon's: every file of
@@ -49,11 +46,12 @@ object SortCompaction {
         val read = splits.flatMap(s => s.files.map(f => FileIdentifier.of(s.partitionBytes, s.bucket, f))).toSet
         val session = SparkSession.active
         val frame = TableFrames.of(session, new SparkTable(table.readingAt(snapshot), table.name))
-        val selected = partitions.fold(frame)(p => frame.where(column(frame, table, p)))
-        val order = table.schema.partitionKeys.map(quoted(frame, _)) ++ key(frame, curve, columns)
+        val selected = partitions.fold(frame)(p => frame.where(TableRewrite.partitionColumn(frame, table, p)))
+        val order = table.schema.partitionKeys.map(TableRewrite.quoted(frame, _)) ++ key(frame, curve, columns)
         val sorted = selected.repartitionByRange(session.sessionState.conf.numShufflePartitions, order: _*)
           .sortWithinPartitions(order: _*)
-        write(table, sorted, read, vectorsDropped(table, snapshot, splits))
+        TableRewrite.commit(table, sorted, new AppendWriterFactory(table), OverwriteScope.Files(read),
+          vectorsDropped(table, snapshot, splits))._1
       }
     }
   }
@@ -80,23 +78,9 @@ object SortCompaction {
     }
   }
 
-  private def quoted(frame: DataFrame, name: String): Column = frame.col(s"`${name.replace("`", "``")}`")
-
   private def key(frame: DataFrame, curve: Curve, columns: Seq[String]): Seq[Column] = curve match {
-    case Curve.Order => columns.map(quoted(frame, _))
+    case Curve.Order => columns.map(TableRewrite.quoted(frame, _))
     case _ => Seq(TableFrames.column(CurveKey(columns.map(c => UnresolvedAttribute(Seq(c))), curve == Curve.Hilbert)))
-  }
-
-  /** A selection of partitions (equalities, nulls, and/or: what PartitionSelection makes) as a column. */
-  private def column(frame: DataFrame, table: FileStoreTable, p: Predicate): Column = p match {
-    case Predicate.Constant(b) => lit(b)
-    case Predicate.IsNull(i) => quoted(frame, table.schema.fieldNames(i)).isNull
-    case Predicate.Compare(Predicate.Eq, i, value) =>
-      val name = table.schema.fieldNames(i)
-      quoted(frame, name) === lit(CatalystTypeConverters.convertToScala(value, SparkSchemas.sparkSchema(table.schema)(name).dataType))
-    case Predicate.And(l, r) => column(frame, table, l) && column(frame, table, r)
-    case Predicate.Or(l, r) => column(frame, table, l) || column(frame, table, r)
-    case other => throw new IllegalArgumentException(s"not a partition selection: $other")
   }
 
   /**
@@ -111,28 +95,4 @@ object SortCompaction {
         vectors.rewrite(inPartition.head.partitionBytes, Map.empty, inPartition.flatMap(_.files.map(_.fileName)).toSet)
       }
     }
-
-  private def write(table: FileStoreTable, sorted: DataFrame, read: Set[FileIdentifier], index: Seq[IndexChange])
-      : Option[Long] = {
-    val factory = new AppendWriterFactory(table)
-    val written = sorted.queryExecution.toRdd.mapPartitionsWithIndex { (i, rows) =>
-      val writer = factory.createWriter(i, 0L)
-      try {
-        rows.foreach(writer.write)
-        Iterator(writer.commit())
-      } catch {
-        case e: Throwable =>
-          writer.abort()
-          throw e
-      }
-    }.collect().toSeq.collect { case f: FilesWritten => f.files }
-    try new TableCommit(table, UUID.randomUUID().toString).commit(written.flatMap(_.data),
-      Some(OverwriteScope.Files(read)), index, identifier = SnapshotJson.BatchCommitIdentifier)
-    catch {
-      case e: Throwable =>
-        written.flatMap(_.data).foreach(e => table.io.delete(table.dataFilePath(e.partition, e.bucket, e.file), recursive = false))
-        index.flatMap(_.entries).foreach(e => table.io.delete(table.paths.indexFile(e.fileName), recursive = false))
-        throw e
-    }
-  }
 }

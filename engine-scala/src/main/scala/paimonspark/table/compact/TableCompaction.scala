@@ -63,7 +63,8 @@ object TableCompaction {
         unit.map { u =>
           val inUnit = u.files.map(_.fileName).toSet
           // With vectors, what a retraction deletes above the output is marked: it may go at any level above 0.
-          CompactTask(split.partitionBytes, split.bucket, table.options.bucket, u,
+          // A partition not yet rescaled keeps the bucket count its files were written with.
+          CompactTask(split.partitionBytes, split.bucket, split.totalBuckets, u,
             dropRetractions = u.outputLevel != 0 && (vectors || u.outputLevel >= highest),
             lookupRuns = if (lookup) SortedRun.of(split.files.filterNot(f => inUnit(f.fileName))) else Nil,
             // Vectors of files gone since (overwritten, say) are left out, and so dropped at the rewrite.

@@ -9,12 +9,14 @@ import paimonspark.table.{KeyLayout, Predicate, TableOptions}
  * The buckets a filter can match in a table with fixed buckets: when it pins every bucket-key
  * column to one or a few values (`=`, `IN`, under `AND`), only the buckets of those keys, which is
  * what makes a point lookup read one bucket. None means every bucket, as for tables whose
- * `bucket-function.type` is not Paimon's default hash (read here, but never pruned).
+ * `bucket-function.type` is not Paimon's default hash (read here, but never pruned). The buckets
+ * depend on the bucket count, which a rescaled table's partitions need not share.
  */
 object BucketFilter {
   private val MaxKeys = 1000
 
-  def buckets(table: String, schema: TableSchema, filter: Predicate): Option[Set[Int]] = {
+  /** For a filter that pins the bucket key: the buckets it matches among a given number of buckets. */
+  def buckets(table: String, schema: TableSchema, filter: Predicate): Option[Int => Set[Int]] = {
     val options = TableOptions(schema.options)
     if (schema.primaryKeys.isEmpty || options.bucket <= 0 || !options.defaultBucketFunction) return None
     val layout = KeyLayout.of(table, schema)
@@ -28,8 +30,9 @@ object BucketFilter {
       if (combinations.size > MaxKeys || combinations.exists(_.contains(null))) None
       else {
         val types = fields.map(schema.fields(_).dataType)
-        Some(combinations.map(c => BucketHash.bucket(BinaryRow.toBytes(types, new GenericInternalRow(c.toArray)),
-          layout.buckets)).toSet)
+        val hashes = combinations.map(c => BucketHash.hash(BinaryRow.toBytes(types, new GenericInternalRow(c.toArray))))
+        val matched = scala.collection.mutable.Map.empty[Int, Set[Int]]
+        Some(total => matched.getOrElseUpdate(total, hashes.map(BucketHash.bucketOf(_, total)).toSet))
       }
     }
   }

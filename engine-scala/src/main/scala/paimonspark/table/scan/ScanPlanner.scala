@@ -12,7 +12,7 @@ import paimonspark.table.schema.StatsWidening
 
 /** The files of one (partition, bucket) to read, with the partition's values. */
 final case class DataSplit(partition: GenericInternalRow, partitionBytes: Array[Byte], bucket: Int, files: Seq[DataFileMeta],
-    deletionFiles: Map[String, DeletionFile] = Map.empty)
+    deletionFiles: Map[String, DeletionFile] = Map.empty, totalBuckets: Int = -1)
 
 /**
  * Plans a batch read: snapshot, then manifests (skipped by partition statistics), then live files
@@ -77,13 +77,16 @@ final class ScanPlanner(table: FileStoreTable, checksFeatures: Boolean = true, a
     def partitionOf(e: ManifestEntry) =
       partitionRows.getOrElseUpdate(e.partitionKey, BinaryRow.deserialize(partitionTypes, e.partition))
     val buckets = filter.flatMap(BucketFilter.buckets(table.location.toString, schema, _))
-    val keepPartition = (e: ManifestEntry) => buckets.forall(_.contains(e.bucket)) &&
+    // A partition keeps the bucket count its files were written with until it is rescaled.
+    val keepPartition = (e: ManifestEntry) => buckets.forall(b => b(if (e.totalBuckets > 0) e.totalBuckets
+      else table.options.bucket).contains(e.bucket)) &&
       filter.forall(f => partitions.mayMatch(f, partitionOf(e)))
     val kept = entries(manifests, keepPartition)
       .filter(e => filter.forall(f => rangeFilter.mayMatch(f, fileRange(partitionOf(e), e.file))))
     if (checksFeatures) kept.foreach(e => TableFeatures.requireDataFile(table, e.bucket, e.file))
     kept.groupBy(e => (e.partitionKey, e.bucket)).toSeq.map { case ((_, bucket), entries) =>
-      DataSplit(partitionOf(entries.head), entries.head.partition, bucket, entries.map(_.file))
+      DataSplit(partitionOf(entries.head), entries.head.partition, bucket, entries.map(_.file),
+        totalBuckets = entries.head.totalBuckets)
     }
   }
 

@@ -79,6 +79,7 @@ object SchemaChanges {
       case _ => ()
     }
     TableOptions.validate(changes.collect { case SetOption(k, v) => k -> v }.toMap)
+    checkBucketChange(name, table.schema, changes)
     var attempt = 0
     while (attempt < 10) {
       val next = applied(name, table.schemaManager.latestOrFail(), changes)
@@ -93,6 +94,26 @@ object SchemaChanges {
     }
     throw new CommitConflictException(name, s"table $name: schema changed concurrently 10 times; ALTER TABLE gave up")
   }
+
+  /**
+   * A fixed bucket count may change, as in Paimon: files keep the count they were written with
+   * (`_TOTAL_BUCKETS`), and `rescale` or INSERT OVERWRITE rewrites a partition to the new one. A
+   * dynamic-bucket table (-1) has no count to change, and no table can become one.
+   */
+  private def checkBucketChange(table: String, schema: TableSchema, changes: Seq[SchemaChange]): Unit =
+    changes.foreach {
+      case SetOption(TableOptions.Bucket, value) =>
+        if (TableOptions(schema.options).bucket == -1) {
+          throw new UnsupportedFeatureException(feature = TableOptions.Bucket,
+            message = s"table $table: Cannot change bucket when it is -1.")
+        }
+        if (value.trim == "-1") {
+          throw new UnsupportedFeatureException(feature = TableOptions.Bucket, message = s"table $table: Cannot change bucket to -1.")
+        }
+      case RemoveOption(TableOptions.Bucket) =>
+        throw new UnsupportedFeatureException(feature = TableOptions.Bucket, message = s"table $table: Cannot reset bucket.")
+      case _ => ()
+    }
 
   private def immutable(table: String, key: String): Nothing =
     throw new UnsupportedFeatureException(feature = key, message = s"table $table: option '$key' cannot be changed after the table is created")

@@ -10,10 +10,10 @@ import org.apache.spark.sql.execution.UnsafeExternalRowSorter
 import org.apache.spark.sql.types._
 import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
 
-import paimonspark.InvalidDataException
+import paimonspark.{InvalidDataException, InvalidOptionException}
 import paimonspark.format._
 import paimonspark.lsm.{DataFileSettings, KeyValue, KeyValueFileWriter, MergeEngineSpec, SortedRunMerge}
-import paimonspark.table.{FileStoreTable, KeyLayout}
+import paimonspark.table.{FileStoreTable, KeyLayout, TableOptions}
 import paimonspark.table.options.ChangelogProducer
 import paimonspark.table.scan.ScanPlanner
 
@@ -22,10 +22,10 @@ import paimonspark.table.scan.ScanPlanner
  * go into a sort buffer of `write-buffer-size` (Spark's external sorter, which spills to disk under
  * memory pressure); a full buffer is flushed as one level-0 sorted run per (partition, bucket), with
  * the versions of a key in the buffer merged by the table's merge engine. Rows are numbered in
- * arrival order; a bucket's sequence numbers continue from `nextSequences` (highest committed + 1),
- * so every new version is newer than what the bucket holds.
+ * arrival order; a bucket's sequence numbers continue from `restored` (highest committed + 1), so
+ * every new version is newer than what the bucket holds.
  */
-final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, Long], bucketing: Bucketing) {
+final class PrimaryKeyWriter(table: FileStoreTable, restored: PrimaryKeyWriter.Restored, bucketing: Bucketing) {
   import PrimaryKeyWriter._
 
   private val schema = table.schema
@@ -207,7 +207,8 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
         bucket = kv.getInt(bucketOrdinal)
         partition = p.copy()
         partitionBytes = BinaryRow.serialize(partitionTypes, partition)
-        base = nextSequences.getOrElse(sequenceKey(partitionBytes, bucket), 0L)
+        checkBucketCount()
+        base = restored.nextSequences.getOrElse(sequenceKey(partitionBytes, bucket), 0L)
         writer = new KeyValueFileWriter(fileSettings, table.paths.bucketDir(table.partitionPathOf(partition), bucket),
           schema.fields, trimmedKeyIndices, level = 0, FileSource.Append)
         all += writer
@@ -221,6 +222,17 @@ final class PrimaryKeyWriter(table: FileStoreTable, nextSequences: Map[String, L
     }
 
     def abort(): Unit = all.foreach(_.abort())
+
+    /** Paimon's check: a partition's files share one bucket count, which only an overwrite changes. */
+    private def checkBucketCount(): Unit = restored.partitionBuckets.get(partitionKey(partitionBytes)).foreach { previous =>
+      if (layout.buckets > 0 && previous != layout.buckets) {
+        val where = if (!partitioned) "table" else
+          table.partitionPathOf(partition).stripSuffix("/").split('/').mkString("partition {", ", ", "}")
+        throw new InvalidOptionException(TableOptions.Bucket, s"table $name: Try to write $where with a new bucket num " +
+          s"${layout.buckets}, but the previous bucket num is $previous. Please switch to batch mode, and perform " +
+          "INSERT OVERWRITE (or CALL sys.rescale) to rescale current data layout first.")
+      }
+    }
   }
 }
 
@@ -229,9 +241,22 @@ object PrimaryKeyWriter {
   def sequenceKey(partition: Array[Byte], bucket: Int): String =
     s"$bucket:${java.util.Base64.getEncoder.encodeToString(partition)}"
 
-  /** Each bucket's next sequence number, from the live files of the snapshot a write starts from. */
-  def nextSequences(table: FileStoreTable): Map[String, Long] =
-    ScanPlanner.forMetadata(table).plan(table.snapshotManager.latest(), None).map { split =>
-      sequenceKey(split.partitionBytes, split.bucket) -> (split.files.map(_.maxSequenceNumber).max + 1)
-    }.toMap
+  private def partitionKey(partition: Array[Byte]): String = java.util.Base64.getEncoder.encodeToString(partition)
+
+  /**
+   * What a write continues from, the live files of the snapshot it starts from (`snapshotId`): each
+   * bucket's next sequence number, and the bucket count each partition's files were written with.
+   */
+  final case class Restored(snapshotId: Option[Long], nextSequences: Map[String, Long], partitionBuckets: Map[String, Int]) {
+    /** For a write that replaces the partitions it writes: what they held binds it to no bucket count. */
+    def replacingPartitions: Restored = copy(partitionBuckets = Map.empty)
+  }
+
+  def restore(table: FileStoreTable): Restored = {
+    val snapshot = table.snapshotManager.latest()
+    val splits = ScanPlanner.forMetadata(table).plan(snapshot, None)
+    Restored(snapshot.map(_.id),
+      splits.map(s => sequenceKey(s.partitionBytes, s.bucket) -> (s.files.map(_.maxSequenceNumber).max + 1)).toMap,
+      splits.filter(_.totalBuckets > 0).map(s => partitionKey(s.partitionBytes) -> s.totalBuckets).toMap)
+  }
 }

@@ -27,6 +27,11 @@ object OverwriteScope {
    * in Paimon, such a commit is of kind OVERWRITE.
    */
   final case class Marked(ids: Set[FileIdentifier]) extends OverwriteScope
+  /**
+   * The partitions of these files, whole (a rescale rewrote them from exactly these files): every
+   * live file there must still be one of them, or a commit since added or removed rows it did not read.
+   */
+  final case class PartitionsOf(ids: Set[FileIdentifier]) extends OverwriteScope
 }
 
 /**
@@ -41,10 +46,12 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
 
   /**
    * Commits and returns the new snapshot id, or None when there was nothing to commit. `changelog`
-   * files (the `input` producer's) are listed in the snapshot's changelog manifest list.
+   * files (the `input` producer's) are listed in the snapshot's changelog manifest list. A write to
+   * fixed buckets says at which snapshot it planned them (`bucketsPlannedAt`, 0 for none).
    */
   def commit(added: Seq[ManifestEntry], overwrite: Option[OverwriteScope], index: Seq[IndexChange] = Nil,
-      changelog: Seq[ManifestEntry] = Nil, identifier: Long = SnapshotJson.BatchCommitIdentifier): Option[Long] = {
+      changelog: Seq[ManifestEntry] = Nil, identifier: Long = SnapshotJson.BatchCommitIdentifier,
+      bucketsPlannedAt: Option[Long] = None): Option[Long] = {
     val writtenPartitions = added.map(_.partitionKey).toSet
     val nothingToReplace = added.isEmpty && (overwrite.contains(OverwriteScope.WrittenPartitions) ||
       overwrite.contains(OverwriteScope.Files(Set.empty)) || (overwrite.exists(_.isInstanceOf[OverwriteScope.Marked]) &&
@@ -55,6 +62,9 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       case Some(OverwriteScope.WholeTable) => _ => true
       case Some(OverwriteScope.WrittenPartitions) => p => writtenPartitions.contains(ByteBuffer.wrap(p))
       case Some(OverwriteScope.Matching(filter)) => p => partitions.mayMatch(filter, BinaryRow.deserialize(partitionTypes, p))
+      case Some(OverwriteScope.PartitionsOf(ids)) =>
+        val rewritten = ids.map(_.partition)
+        p => rewritten.contains(ByteBuffer.wrap(p))
       case Some(OverwriteScope.Files(_)) | Some(OverwriteScope.Marked(_)) | None => _ => false
     }
     val kind = if (overwrite.isDefined) CommitKind.Overwrite else CommitKind.Append
@@ -75,7 +85,9 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
         "empty index where the partition is replaced; nothing was committed")
     }
     run(added, kind, (store, base) => overwrite match {
-      case None => Nil
+      case None =>
+        bucketsPlannedAt.foreach(checkBucketCounts(store, base, added, _))
+        Nil
       case Some(OverwriteScope.Files(ids)) =>
         val live = store.liveFiles(base, e => ids(e.identifier))
         val gone = ids -- live.map(_.identifier)
@@ -85,6 +97,15 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
         val gone = ids -- store.liveFiles(base, e => ids(e.identifier)).map(_.identifier)
         if (gone.nonEmpty) throw deletionConflict(gone)
         Nil
+      case Some(OverwriteScope.PartitionsOf(ids)) =>
+        val live = store.liveFiles(base, e => partitionInScope(e.partition))
+        val gone = ids -- live.map(_.identifier)
+        if (gone.nonEmpty) throw deletionConflict(gone)
+        live.find(e => !ids(e.identifier)).foreach { e =>
+          throw new CommitConflictException(table.name, s"Commit to table ${table.location} conflicts with a concurrent " +
+            s"commit: file ${e.file.fileName} was added to a partition this commit rewrites; nothing was committed")
+        }
+        live
       case Some(_) => store.liveFiles(base, e => partitionInScope(e.partition))
     }, index, indexReset, changelog, identifier)
   }
@@ -162,6 +183,27 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
     }
     val replaced = changes.map(_.slot).toSet
     current.filterNot(e => replaced(slot(e))) ++ changes.flatMap(_.entries)
+  }
+
+  /**
+   * Paimon's check that a partition's files keep one bucket count: if an overwrite (a rescale)
+   * committed since the write planned its buckets, the partitions it wrote must still have the
+   * count it wrote with. A snapshot expired meanwhile counts as one that may have been.
+   */
+  private def checkBucketCounts(store: ManifestStore, base: Seq[ManifestFileMeta], added: Seq[ManifestEntry],
+      plannedAt: Long): Unit = {
+    val snapshots = table.snapshotManager
+    val overwritten = snapshots.latestId().exists(latest => (plannedAt + 1 to latest).exists(id =>
+      snapshots.readIfExists(id).forall(_.commitKind == CommitKind.Overwrite)))
+    val counts = added.filter(_.totalBuckets > 0).map(e => e.partitionKey -> e.totalBuckets).toMap
+    if (overwritten && counts.nonEmpty) {
+      store.liveFiles(base, e => counts.contains(e.partitionKey))
+        .find(e => e.totalBuckets > 0 && e.totalBuckets != counts(e.partitionKey)).foreach { e =>
+          throw new CommitConflictException(table.name, s"Commit to table ${table.location} conflicts with a concurrent " +
+            s"commit: Total buckets of partition '${table.partitionPath(e.partition)}' changed from ${e.totalBuckets} to " +
+            s"${counts(e.partitionKey)} without overwrite. Give up committing.")
+        }
+    }
   }
 
   private def deletionConflict(gone: Set[FileIdentifier]): CommitConflictException =

@@ -12,7 +12,8 @@ class BucketFilterSuite extends AnyFunSuite {
     DataField(1, "s", DataTypes.string.withNullable(false)), DataField(2, "v", DataTypes.int)), 2, Nil, Seq("k", "s"),
     Map("bucket" -> "4"), None, 0L)
   private def eq(field: Int, v: Any) = Predicate.Compare(Predicate.Eq, field, v)
-  private def buckets(p: Predicate, s: TableSchema = schema) = BucketFilter.buckets("t", s, p)
+  /** Among the table's 4 buckets. */
+  private def buckets(p: Predicate, s: TableSchema = schema) = BucketFilter.buckets("t", s, p).map(_(4))
   private val a = UTF8String.fromString("a")
 
   test("a key pinned by = or IN reaches only its buckets") {
@@ -30,5 +31,12 @@ class BucketFilterSuite extends AnyFunSuite {
 
   test("contradicting values reach no bucket") {
     assert(buckets(Predicate.And(Predicate.And(eq(0, 1L), eq(0, 2L)), eq(1, a))).contains(Set.empty))
+  }
+
+  test("a rescaled partition's files are matched among their own bucket count") {
+    val keys = Predicate.In(0, (1L to 20L).toSeq)
+    val among = BucketFilter.buckets("t", schema, Predicate.And(keys, eq(1, a))).get
+    assert(among(4).forall(_ < 4) && among(16).forall(_ < 16) && among(16).exists(_ >= 4))
+    assert(among(1) == Set(0))
   }
 }

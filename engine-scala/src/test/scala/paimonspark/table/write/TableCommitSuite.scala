@@ -21,7 +21,7 @@ class TableCommitSuite extends AnyFunSuite with BeforeAndAfterAll {
   override def afterAll(): Unit = if (motoStarted) moto.stop()
   private val schema = TableSchema(0, Seq(DataField(0, "a", DataTypes.int)), 0, Nil, Nil, Map.empty, None, 0L)
 
-  private def entry(name: String): ManifestEntry = ManifestEntry(FileKind.Add, BinaryRow.EmptySerialized, 0, -1,
+  private def entry(name: String, totalBuckets: Int = -1): ManifestEntry = ManifestEntry(FileKind.Add, BinaryRow.EmptySerialized, 0, totalBuckets,
     DataFileMeta(name, 10L, 1L, BinaryRow.EmptySerialized, BinaryRow.EmptySerialized, SimpleStats.Empty,
       SimpleStats.Empty, 0L, 0L, 0L, 0, Nil, None, Some(0L), None, Some(FileSource.Append), Some(Nil), None, None, None))
 
@@ -75,6 +75,31 @@ class TableCommitSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(new TableCommit(racing, "me").commit(Seq(entry("mine")), Some(OverwriteScope.WholeTable)).contains(3L))
     assert(liveFiles(plain) == Set("mine"))
     assert(plain.snapshotManager.read(3).commitKind == CommitKind.Overwrite)
+  }
+
+  test("a rescale that loses the race to an append fails: the appended rows were not rewritten") {
+    val (plain, racing) =
+      racingTables("snapshot-2")(t => new TableCommit(t, "rival").commit(Seq(entry("appended", 2)), None))
+    new TableCommit(plain, "setup").commit(Seq(entry("old", 2)), None)
+    val read = Set(entry("old", 2).identifier)
+    val error = intercept[CommitConflictException] {
+      new TableCommit(racing, "rescale").commit(Seq(entry("rescaled", 4)), Some(OverwriteScope.PartitionsOf(read)))
+    }
+    assert(error.getMessage.contains("appended") && error.getMessage.contains("nothing was committed"))
+    assert(liveFiles(plain) == Set("old", "appended"))
+  }
+
+  test("an append planned before a rescale committed fails: its files have the old bucket count") {
+    val (plain, racing) = racingTables("snapshot-2")(t => new TableCommit(t, "rescale")
+      .commit(Seq(entry("rescaled", 4)), Some(OverwriteScope.PartitionsOf(Set(entry("old", 2).identifier)))))
+    new TableCommit(plain, "setup").commit(Seq(entry("old", 2)), None)
+    val error = intercept[CommitConflictException] {
+      new TableCommit(racing, "writer").commit(Seq(entry("late", 2)), None, bucketsPlannedAt = Some(1L))
+    }
+    assert(error.getMessage.contains("Total buckets of partition") && error.getMessage.contains("changed from 4 to 2"))
+    assert(liveFiles(plain) == Set("rescaled"))
+    // Planned after the rescale, with its count, the same append commits.
+    assert(new TableCommit(plain, "writer").commit(Seq(entry("late", 4)), None, bucketsPlannedAt = Some(2L)).contains(3L))
   }
 
   test("the manifests of a lost attempt are removed again") {
