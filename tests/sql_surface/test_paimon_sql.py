@@ -149,6 +149,10 @@ def test_max_pt_is_the_latest_partition_and_prunes_as_a_constant(spark):
     # Paimon's bucket function under its own name: the bucket a key goes to among n.
     buckets = spark.sql("SELECT paimon.sys.bucket(4, id), paimon.paimon_bucket(4, id) FROM paimon.default.pt").collect()
     assert all(0 <= a < 4 and a == b for a, b in buckets)
+    # Its other bucket functions: Hive's hash (of 'x': 120 % 4) and the floor modulo of an integer key.
+    assert spark.sql("SELECT paimon.sys.hive_bucket(4, 'x'), paimon.sys.mod_bucket(4, -3), paimon.sys.mod_bucket(4, 9L)").first() == (0, 1, 1)
+    with pytest.raises(Exception, match="mod_bucket takes"):
+        spark.sql("SELECT paimon.sys.mod_bucket(4, 'x')").collect()
     df = spark.sql("SELECT id FROM paimon.default.pt WHERE dt = paimon.sys.max_pt('paimon.default.pt')")
     assert rows(df) == [(2,)]
     assert "2026-11-27" in df._jdf.queryExecution().optimizedPlan().toString()

@@ -46,8 +46,8 @@ object BucketFunction extends UnboundFunction {
 
 /**
  * The functions every Paimon catalog offers, under `sys` or no namespace, as in Paimon: the bucket
- * function (`paimon_bucket`, which Spark asks for with an empty namespace, or Paimon's `bucket`)
- * and `max_pt`.
+ * function (`paimon_bucket`, which Spark asks for with an empty namespace, or Paimon's `bucket`),
+ * `mod_bucket`, `hive_bucket` and `max_pt`.
  */
 trait PaimonFunctions extends FunctionCatalog {
   override def listFunctions(namespace: Array[String]): Array[Identifier] =
@@ -60,6 +60,7 @@ trait PaimonFunctions extends FunctionCatalog {
 object PaimonFunctions {
   // `bucket` is Paimon's name of its default bucket function.
   private val all: Map[String, UnboundFunction] = Map(BucketFunction.Name -> BucketFunction, "bucket" -> BucketFunction,
+    ModBucketFunction.Name -> ModBucketFunction, HiveBucketFunction.Name -> HiveBucketFunction,
     MaxPartitionFunction.Name -> MaxPartitionFunction)
 
   def find(ident: Identifier): Option[UnboundFunction] = ident.namespace() match {
