@@ -28,10 +28,7 @@ trait PartitionManagement extends SupportsAtomicPartitionManagement {
   /** One OVERWRITE commit removing the files in `scope`. */
   protected def dropFiles(scope: OverwriteScope): Unit
 
-  private lazy val partitionStruct: StructType = {
-    val all = SparkSchemas.sparkSchema(store.schema)
-    StructType(store.schema.partitionKeys.map(k => all(k)))
-  }
+  private lazy val partitionStruct: StructType = SparkSchemas.partitionSchema(store.schema)
 
   override def partitionSchema(): StructType = partitionStruct
 

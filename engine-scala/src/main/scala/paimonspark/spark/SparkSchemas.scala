@@ -62,4 +62,10 @@ object SparkSchemas {
       case (s, f) => f.defaultValue.fold(s)(d =>
         s.copy(metadata = new MetadataBuilder().withMetadata(s.metadata).putString(ColumnDefaults.MetadataKey, d).build()))
     })
+
+  /** The partition columns of the table's Spark schema, in partition order. */
+  def partitionSchema(schema: TableSchema): StructType = {
+    val all = sparkSchema(schema)
+    StructType(schema.partitionKeys.map(all(_)))
+  }
 }

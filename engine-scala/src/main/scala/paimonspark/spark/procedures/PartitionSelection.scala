@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{AnalysisException, Row, SparkSession}
 import org.apache.spark.sql.catalyst.{CatalystTypeConverters, InternalRow}
 import org.apache.spark.sql.catalyst.expressions.{Cast, Literal}
-import org.apache.spark.sql.types.{DataTypes, StringType, StructType}
+import org.apache.spark.sql.types.{DataTypes, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
 import paimonspark.InvalidOptionException
@@ -36,18 +36,13 @@ object PartitionSelection {
   private def splits(table: FileStoreTable): Seq[DataSplit] =
     ScanPlanner.forMetadata(table).plan(table.currentSnapshot(), None)
 
-  private def partitionStruct(table: FileStoreTable): StructType = {
-    val all = SparkSchemas.sparkSchema(table.schema)
-    StructType(table.schema.partitionKeys.map(all(_)))
-  }
-
   private def evaluate(procedure: String, table: FileStoreTable, sql: String): Seq[InternalRow] = {
     val keys = table.schema.partitionKeys
     if (keys.isEmpty) {
       throw new InvalidOptionException("where", s"$procedure: table ${table.name} is not partitioned; where => '$sql' " +
         "must be a predicate on partition columns")
     }
-    val struct = partitionStruct(table)
+    val struct = SparkSchemas.partitionSchema(table.schema)
     val toRow = CatalystTypeConverters.createToScalaConverter(struct)
     val toInternal = CatalystTypeConverters.createToCatalystConverter(struct)
     val held = splits(table).map(_.partition).distinctBy(_.values.toSeq).map(p => toRow(p).asInstanceOf[Row])
