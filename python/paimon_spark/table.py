@@ -381,9 +381,26 @@ class PaimonTable:
         >>> t.compact(partitions=[{"day": "2026-11-24"}])
         True
         """
-        spec = ";".join(",".join(f"{k}={v}" for k, v in p.items()) for p in partitions) if partitions else None
-        rows = self._call("compact", compact_strategy="full" if full else "minor", partitions=spec)
+        rows = self._call("compact", compact_strategy="full" if full else "minor",
+                          partitions=self._partition_spec(partitions))
         return bool(rows[0][0])
+
+    def rescale(self, bucket_num: Optional[int] = None,
+                partitions: Optional[Sequence[Mapping[str, str]]] = None) -> None:
+        """Rewrites partitions (all by default) into ``bucket_num`` buckets, the table's ``bucket`` unless given.
+
+        Paimon's way to change a fixed bucket count: set the option, then rescale the partitions,
+        which keep their old count until then (a write into one fails).
+
+        >>> t.set_options(bucket=8)
+        >>> t.rescale(partitions=[{"day": "2026-11-24"}])
+        """
+        self._call("rescale", bucket_num=bucket_num, partitions=self._partition_spec(partitions))
+
+    @staticmethod
+    def _partition_spec(partitions: Optional[Sequence[Mapping[str, str]]]) -> Optional[str]:
+        """Paimon's ``k1=v1,k2=v2;k1=v3`` text of partitions given as ``{column: value}`` mappings."""
+        return ";".join(",".join(f"{k}={v}" for k, v in p.items()) for p in partitions) if partitions else None
 
     def expire_snapshots(self, retain_max: Optional[int] = None, retain_min: Optional[int] = None,
                          older_than: Optional[_sql.Timestamp] = None) -> int:

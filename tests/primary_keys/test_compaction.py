@@ -186,7 +186,7 @@ def test_rescale_changes_the_bucket_count_partition_by_partition(spark, oracle, 
     assert rows(spark.sql("SELECT dt, count(*), sum(if(v = 'late', 1, 0)) FROM paimon.default.rescaled GROUP BY dt")) \
         == [("a", 40, 5), ("b", 40, 5), ("c", 40, 0)]
     # Rescaling to fewer buckets; a partition that holds nothing commits nothing.
-    spark.sql("CALL paimon.sys.rescale(table => 'default.rescaled', bucket_num => 1, partitions => 'dt=c')")
+    PaimonTable.for_name(spark, "paimon.default.rescaled").rescale(bucket_num=1, partitions=[{"dt": "c"}])
     assert buckets(oracle, "rescaled")[("c",)] == [0]
     kinds = commit_kinds(warehouse, "rescaled")
     spark.sql("CALL paimon.sys.rescale(table => 'default.rescaled', partitions => 'dt=zzz')")
