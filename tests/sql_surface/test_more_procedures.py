@@ -61,8 +61,14 @@ def test_partitions_expire_after_commits_and_are_marked_done_after_batch_writes(
     assert (table_dir(warehouse, "auto_ep") / "dt=2030-01-01" / "_SUCCESS").exists()
     with pytest.raises(InvalidOptionError, match="every partition column"):
         call(spark, "mark_partition_done", table="default.auto_ep", partitions="id=1")
-    with pytest.raises(UnsupportedFeatureError, match="done-partition"):
-        spark.sql("ALTER TABLE paimon.default.auto_ep SET TBLPROPERTIES ('partition.mark-done-action' = 'done-partition')")
+    with pytest.raises(UnsupportedFeatureError, match="http-report"):
+        spark.sql("ALTER TABLE paimon.default.auto_ep SET TBLPROPERTIES ('partition.mark-done-action' = 'http-report')")
+    # The actions that live in a metastore are refused without one, as Paimon does, before any is done.
+    spark.sql("ALTER TABLE paimon.default.auto_ep SET TBLPROPERTIES "
+              "('partition.mark-done-action' = 'success-file,done-partition')")
+    with pytest.raises(UnsupportedFeatureError, match="Cannot mark done partition for table without metastore"):
+        call(spark, "mark_partition_done", table="default.auto_ep", partitions="dt=2031-01-01")
+    assert not (table_dir(warehouse, "auto_ep") / "dt=2031-01-01").exists()
 
 
 def test_tags_expire_by_retention_or_age_and_automatic_tags_are_made_on_demand(spark, warehouse):

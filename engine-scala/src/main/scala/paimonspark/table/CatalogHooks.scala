@@ -1,5 +1,6 @@
 package paimonspark.table
 
+import paimonspark.UnsupportedFeatureException
 import paimonspark.format.{Snapshot, TableSchema}
 
 /**
@@ -24,6 +25,12 @@ trait CatalogHooks extends Serializable {
    * `removed` those that lost some. A failure here fails the statement, the snapshot stays.
    */
   def committed(table: FileStoreTable, snapshot: Snapshot, added: Set[Seq[Byte]], removed: Set[Seq[Byte]]): Unit
+
+  /**
+   * Runs a `partition.mark-done-action` that lives in the catalog (`done-partition`, `mark-event`) on
+   * partitions given by their values in partition order; refuses before doing any if it cannot.
+   */
+  def markDone(table: FileStoreTable, action: String, partitions: Seq[Seq[String]]): Unit
 }
 
 object CatalogHooks {
@@ -32,5 +39,8 @@ object CatalogHooks {
     override def locked[T](publish: => T): T = publish
     override def schemaChanged(table: FileStoreTable, schema: TableSchema): Unit = ()
     override def committed(table: FileStoreTable, snapshot: Snapshot, added: Set[Seq[Byte]], removed: Set[Seq[Byte]]): Unit = ()
+    override def markDone(table: FileStoreTable, action: String, partitions: Seq[Seq[String]]): Unit =
+      throw new UnsupportedFeatureException(s"table ${table.name}: partition.mark-done-action '$action': Cannot mark " +
+        "done partition for table without metastore.", "partition.mark-done-action")
   }
 }

@@ -97,6 +97,12 @@ final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: Ta
   def partitionPath(partition: Array[Byte]): String = partitionPathOf(
     BinaryRow.deserialize(schema.partitionRowType.map(_.withNullable(true)), partition))
 
+  /** A partition's values (serialized BinaryRow) as its directory spells them, unescaped, in partition order. */
+  def partitionValues(partition: Array[Byte]): Seq[String] = {
+    val types = schema.partitionRowType.map(_.withNullable(true))
+    PartitionPath.values(types, BinaryRow.deserialize(types, partition), options.partitionDefaultName)
+  }
+
   def partitionPathOf(partition: InternalRow): String =
     PartitionPath.of(schema.partitionKeys, schema.partitionRowType, partition, options.partitionDefaultName)
 

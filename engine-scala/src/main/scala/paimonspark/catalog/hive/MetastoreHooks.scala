@@ -2,17 +2,19 @@ package paimonspark.catalog.hive
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.hadoop.hive.metastore.api.{EnvironmentContext, NoSuchObjectException, Partition, StorageDescriptor}
+import org.apache.hadoop.hive.metastore.api.{EnvironmentContext, NoSuchObjectException, Partition, PartitionEventType,
+  StorageDescriptor}
 import org.apache.hadoop.hive.metastore.api.Table
 
-import paimonspark.format.{BinaryRow, PartitionPath, Snapshot, TableSchema}
+import paimonspark.InvalidOptionException
+import paimonspark.format.{PartitionPath, Snapshot, TableSchema}
 import paimonspark.table.{CatalogHooks, FileStoreTable}
 
 /**
  * What a metastore catalog adds to the commits of its table `db.table`: the metastore's table lock
  * around each publish when `locked`, the metastore's record following each schema change, and with
  * `metastore.partitioned-table` its partitions following the files (Paimon's
- * `AddPartitionCommitCallback`).
+ * `AddPartitionCommitCallback`) and partitions marked done there.
  */
 final class MetastoreHooks(settings: MetastoreSettings, db: String, table: String, locked: Boolean) extends CatalogHooks {
   private def clients = MetastoreClients.of(settings)
@@ -34,12 +36,12 @@ final class MetastoreHooks(settings: MetastoreSettings, db: String, table: Strin
     if (HmsTables.metastorePartitioned(t.schema)) {
       lazy val record = clients.run(s"load table $db.$table")(_.getTable(db, table))
       if (added.nonEmpty) {
-        val partitions = added.toSeq.map(p => partition(t, record, p))
+        val partitions = added.toSeq.map(p => partition(t, record, t.partitionValues(p.toArray)))
         clients.run(s"add partitions of $db.$table")(_.add_partitions(partitions.asJava, true, false))
       }
       val emptied = emptiedPartitions(t, snapshot, removed -- added)
       emptied.foreach { p =>
-        val values = spec(t, p).asJava
+        val values = t.partitionValues(p.toArray).asJava
         clients.run(s"drop a partition of $db.$table") { c =>
           try c.dropPartition(db, table, values, false) catch { case _: NoSuchObjectException => false }
         }
@@ -54,16 +56,33 @@ final class MetastoreHooks(settings: MetastoreSettings, db: String, table: Strin
       candidates -- store.liveFiles(store.dataManifests(snapshot), e => candidates(e.partition.toSeq)).map(_.partition.toSeq)
     }
 
-  private def spec(t: FileStoreTable, partition: Seq[Byte]): Seq[String] = {
-    val types = t.schema.partitionRowType.map(_.withNullable(true))
-    PartitionPath.values(types, BinaryRow.deserialize(types, partition.toArray), t.options.partitionDefaultName)
+  /**
+   * Paimon's `done-partition` (a partition whose last value ends in `.done`, beside the one marked)
+   * and `mark-event` (the metastore's LOAD_DONE event), on tables whose partitions it holds.
+   */
+  override def markDone(t: FileStoreTable, action: String, partitions: Seq[Seq[String]]): Unit = {
+    if (!HmsTables.metastorePartitioned(t.schema)) {
+      throw new InvalidOptionException("metastore.partitioned-table", s"table $db.$table: partition.mark-done-action " +
+        s"'$action': Table should enable metastore.partitioned-table")
+    }
+    val keys = t.schema.partitionKeys
+    action match {
+      case "done-partition" =>
+        lazy val record = clients.run(s"load table $db.$table")(_.getTable(db, table))
+        val done = partitions.map(values => partition(t, record, values.init :+ s"${values.last}.done"))
+        clients.run(s"add done partitions of $db.$table")(_.add_partitions(done.asJava, true, false))
+      case "mark-event" => partitions.foreach { values =>
+        clients.run(s"mark a partition of $db.$table done")(
+          _.markPartitionForEvent(db, table, keys.zip(values).toMap.asJava, PartitionEventType.LOAD_DONE))
+      }
+    }
   }
 
-  private def partition(t: FileStoreTable, record: Table, p: Seq[Byte]): Partition = {
+  private def partition(t: FileStoreTable, record: Table, values: Seq[String]): Partition = {
     val now = (System.currentTimeMillis() / 1000).toInt
     val sd = new StorageDescriptor(record.getSd)
-    val location = new org.apache.hadoop.fs.Path(t.location, t.partitionPath(p.toArray)).toString
-    val partition = new Partition(spec(t, p).asJava, db, table, now, now, sd, new java.util.HashMap[String, String]())
+    val location = new org.apache.hadoop.fs.Path(t.location, PartitionPath.ofValues(t.schema.partitionKeys, values)).toString
+    val partition = new Partition(values.asJava, db, table, now, now, sd, new java.util.HashMap[String, String]())
     if (settings.locationInProperties) partition.getParameters.put(HmsTables.LocationParameter, location)
     else sd.setLocation(location)
     partition

@@ -4,7 +4,6 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
 import paimonspark.InvalidOptionException
-import paimonspark.format.PartitionPath
 import paimonspark.table.FileStoreTable
 import paimonspark.table.write.PartitionMarkDone
 
@@ -22,16 +21,16 @@ final class MarkPartitionDoneProcedure(tables: String => FileStoreTable) extends
     val keys = table.schema.partitionKeys
     val text = args.need("partitions", args.string("partitions"))
     if (keys.isEmpty) throw new InvalidOptionException("partitions", s"$name: table ${table.name} is not partitioned")
-    val paths = text.split(";").map(_.trim).filter(_.nonEmpty).map { spec =>
+    val partitions = text.split(";").map(_.trim).filter(_.nonEmpty).map { spec =>
       val values = spec.split(",").map(_.split("=", 2).map(_.trim)).collect { case Array(k, v) => k -> v }.toMap
       if (values.keySet != keys.toSet) {
         throw new InvalidOptionException("partitions", s"$name: '$spec' must give every partition column of " +
           s"${table.name} once (${keys.mkString(", ")}) as column=value")
       }
-      PartitionPath.ofValues(keys, keys.map(values))
+      keys.map(values)
     }.toSeq
-    if (paths.isEmpty) throw new InvalidOptionException("partitions", s"$name: partitions => '$text' names no partition")
-    PartitionMarkDone.mark(table, paths)
+    if (partitions.isEmpty) throw new InvalidOptionException("partitions", s"$name: partitions => '$text' names no partition")
+    PartitionMarkDone.mark(table, partitions)
     Seq(InternalRow(true))
   }
 }

@@ -156,8 +156,9 @@ private[table] object StorageOptions extends OptionDeclarations {
     implemented("end-input.check-partition-expire", bool, "false"),
     implemented("partition.end-input-to-done", bool, "false"),
     implemented("partition.mark-done-action", text, "success-file", (k, v) =>
-      v.split(",").map(_.trim.toLowerCase).filterNot(_ == "success-file").foreach(a =>
-        unsupported(k, v, s"'$a' needs a metastore's partitions or a service; this engine does 'success-file'"))),
+      v.split(",").map(_.trim.toLowerCase).filterNot(Set("success-file", "done-partition", "mark-event")).foreach(a =>
+        unsupported(k, v, s"'$a' needs a service or a class of yours; this engine does 'success-file', and " +
+          "'done-partition' and 'mark-event' in a metastore catalog"))),
     refused("partition.mark-done-action.custom.class", text, null, "partitions are not marked done"),
     refused("partition.mark-done-action.http.url", text, null, "partitions are not marked done"),
     refused("partition.mark-done-action.http.params", text, null, "partitions are not marked done"),

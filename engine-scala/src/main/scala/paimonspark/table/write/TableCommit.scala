@@ -289,7 +289,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
         // As Paimon's Spark writes: a batch write marks the partitions it wrote done.
         if (endOfInput && kind != CommitKind.Compact && added.nonEmpty && table.options.endInputToDone &&
             table.schema.partitionKeys.nonEmpty) {
-          PartitionMarkDone.mark(table, added.map(e => table.partitionPath(e.partition)))
+          PartitionMarkDone.mark(table, added.map(e => table.partitionValues(e.partition)))
         }
         CommitMaintenance.run(table, endOfInput)
         return Some(snapshot.id)

@@ -12,7 +12,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.hive.metastore.HiveMetaStoreClient
 import org.apache.hadoop.hive.metastore.api.{FieldSchema, LockComponent, LockLevel, LockRequest, LockState, LockType,
-  SerDeInfo, StorageDescriptor, Table}
+  PartitionEventType, SerDeInfo, StorageDescriptor, Table}
 import org.apache.paimon.data.{Decimal, GenericArray}
 import org.apache.paimon.schema.{Schema, SchemaChange}
 import org.apache.paimon.types.DataTypes
@@ -20,7 +20,7 @@ import org.apache.spark.sql.SparkSession
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
-import paimonspark.{CommitConflictException, InvalidIdentifierException, MetastoreException}
+import paimonspark.{CommitConflictException, InvalidIdentifierException, InvalidOptionException, MetastoreException}
 import paimonspark.catalog.MetastoreServer
 import paimonspark.interop.JavaPaimon
 import paimonspark.spark.LocalSession
@@ -107,6 +107,27 @@ class MetastoreCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     sql("ALTER TABLE paimon.ours.orders DROP PARTITION (dt = 'd2')")
     assert(partitions == Set("d1"))
     assert(rows("SELECT id FROM paimon.ours.orders VERSION AS OF 1") == Seq(Seq(1), Seq(2)))
+  }
+
+  test("partitions marked done: a .done partition and a LOAD_DONE event in the metastore, as Paimon's actions do") {
+    sql("CREATE DATABASE IF NOT EXISTS paimon.ours")
+    sql("""CREATE TABLE paimon.ours.daily (id INT, dt STRING, h STRING) PARTITIONED BY (dt, h) TBLPROPERTIES
+           ('metastore.partitioned-table' = 'true', 'partition.mark-done-action' = 'success-file,done-partition,mark-event')""")
+    sql("INSERT INTO paimon.ours.daily VALUES (1, 'd1', '01')")
+    sql("CALL paimon.sys.mark_partition_done(table => 'ours.daily', partitions => 'dt=d1,h=01')")
+    val values = client.listPartitions("ours", "daily", 100.toShort).asScala.map(_.getValues.asScala.toSeq).toSet
+    assert(values == Set(Seq("d1", "01"), Seq("d1", "01.done")))
+    assert(client.isPartitionMarkedForEvent("ours", "daily", Map("dt" -> "d1", "h" -> "01").asJava,
+      PartitionEventType.LOAD_DONE))
+    assert(!client.isPartitionMarkedForEvent("ours", "daily", Map("dt" -> "d2", "h" -> "01").asJava,
+      PartitionEventType.LOAD_DONE))
+    assert(Files.exists(metastore.warehouse.resolve("ours.db/daily/dt=d1/h=01/_SUCCESS")))
+    assert(rows("SELECT * FROM paimon.ours.daily") == Seq(Seq(1, "d1", "01")))
+    sql("""CREATE TABLE paimon.ours.flat_done (id INT, dt STRING) PARTITIONED BY (dt)
+           TBLPROPERTIES ('partition.mark-done-action' = 'done-partition')""")
+    val refused = intercept[InvalidOptionException](
+      sql("CALL paimon.sys.mark_partition_done(table => 'ours.flat_done', partitions => 'dt=d1')"))
+    assert(refused.getMessage.contains("Table should enable metastore.partitioned-table"))
   }
 
   test("a table Java's HiveCatalog creates is listed, read, written, altered and time-travelled here") {
