@@ -187,6 +187,9 @@ def test_repairs_remove_missing_files_and_purge_a_table(spark, warehouse):
     assert rows(spark.table("paimon.default.rep")) == [] and tag_names(warehouse, "rep") == []
     assert len(snapshot_ids(warehouse, "rep")) == 1
     assert not list(table_dir(warehouse, "rep").glob("p=*/bucket-0/data-*"))
+    # A filesystem catalog keeps nothing besides the files: there is nothing to repair, as in Paimon.
+    with pytest.raises(UnsupportedFeatureError, match="nothing to repair"):
+        call(spark, "repair", database_or_table="default.rep")
 
 
 def test_rollback_and_tags_by_watermark(spark, warehouse):
