@@ -228,7 +228,8 @@ def test_copy_a_snapshot_with_its_deletion_vectors_and_schemas_into_other_tables
     spark.conf.set("spark.sql.catalog.other", "paimonspark.spark.PaimonCatalog")
     spark.conf.set("spark.sql.catalog.other.warehouse", str(tmp_path / "other"))
     # Its columns are the source's first ones (same ids), so the files written before v was dropped show their v.
-    spark.sql("CREATE TABLE other.default.cp3 (id INT, v STRING, dt STRING, extra INT) PARTITIONED BY (dt)")
+    spark.sql("CREATE TABLE other.default.cp3 (id INT, v STRING, dt STRING, extra INT) PARTITIONED BY (dt) "
+              "TBLPROPERTIES ('deletion-vectors.enabled' = 'true')")
     spark.sql("INSERT INTO other.default.cp3 VALUES (9, 'z', 'd1', 9), (8, 'y', 'd9', 8)")
     call(spark, "copy", source_table="default.cp", target_table="other.default.cp3", where="dt = 'd1' OR dt = 'd3'")
     assert rows(spark.table("other.default.cp3")) == [(1, "a", "d1", None), (5, None, "d3", None), (8, "y", "d9", 8)]
@@ -245,6 +246,6 @@ def test_copy_a_snapshot_with_its_deletion_vectors_and_schemas_into_other_tables
         call(spark, "copy", source_table="default.cp", target_table=f"paimon_path.`{tmp_path / 't'}`")
     with pytest.raises(InvalidOptionError, match="Only partition predicate is supported"):
         call(spark, "copy", source_table="default.cp", target_table="default.t", where="id = 1")
-    with pytest.raises(SchemaMismatchError, match="fields is not compatible"):
+    with pytest.raises(SchemaMismatchError, match="is not compatible with existed paimon table"):
         call(spark, "copy", source_table="default.cp", target_table="default.cp_other")
     assert not spark.catalog.tableExists("paimon.default.t")

@@ -5,6 +5,7 @@ import org.apache.spark.sql.types._
 
 import paimonspark.InvalidIdentifierException
 import paimonspark.catalog.Catalog
+import paimonspark.spark.system.CatalogSystemTables
 import paimonspark.table.FileStoreTable
 
 /**
@@ -24,6 +25,8 @@ final class RepairProcedure(tables: String => FileStoreTable, catalog: () => Cat
       case Some(list) =>
         val targets = list.split(",").map(_.trim).map { item =>
           item.split("\\.") match {
+            case Array(db, _*) if db == CatalogSystemTables.Database => throw new InvalidIdentifierException(item,
+              s"repair: database $db holds the catalog's system tables; it is not stored, so not repaired")
             case Array(db) => () => paimon.repairDatabase(db)
             case Array(db, t) => () => paimon.repairTable(db, t)
             case _ => throw new InvalidIdentifierException(item, s"repair: cannot get splits from '$item' to get " +

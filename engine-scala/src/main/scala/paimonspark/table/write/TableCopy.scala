@@ -109,7 +109,8 @@ object TableCopy {
   /**
    * Paimon's rules for copying into an existing table (`CopySchemaOperator.checkCompatible`): the
    * same bucket number, file format, primary key and partition columns (here also in the same
-   * order, which their serialized keys follow), and every source column among the target's.
+   * order, which their serialized keys follow), and every source column among the target's; here
+   * also deletion vectors on both or neither.
    */
   def checkCompatible(source: FileStoreTable, target: FileStoreTable, targetName: String): Unit = {
     val (s, t) = (source.schema, target.schema)
@@ -117,6 +118,8 @@ object TableCopy {
       s"copy: source table $what is not compatible with existed paimon table $what ($targetName).")
     check(source.options.bucket == target.options.bucket, "bucket")
     check(source.options.fileFormat == target.options.fileFormat, "format")
+    // Not among Paimon's checks: a target without them would show the rows the copied vectors delete.
+    check(source.options.deletionVectors == target.options.deletionVectors, "deletion-vectors.enabled")
     check(s.primaryKeys == t.primaryKeys, "primary keys")
     check(s.partitionKeys == t.partitionKeys, "partition keys")
     check(s.fields.forall(t.fields.contains), "fields")
