@@ -49,7 +49,7 @@ final class TableCopy(source: FileStoreTable, snapshot: Snapshot, target: FileSt
     val (schemaId, namedStats) = schemaIds(e.file.schemaId)
     val statsColumns = if (namedStats) e.file.valueStatsCols.orElse(Some(source.schemaWithId(e.file.schemaId).fieldNames))
       else e.file.valueStatsCols
-    // Extra files (file indexes) are not copied, so not listed: readers then just skip nothing by them.
+    // Extra files (file indexes) are not copied, so not listed: readers only lose the skipping they allow.
     e.copy(kind = FileKind.Add, file = e.file.copy(fileName = renamed(e.file.fileName), schemaId = schemaId,
       valueStatsCols = statsColumns, externalPath = None, extraFiles = Nil))
   }
