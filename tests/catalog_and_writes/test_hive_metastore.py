@@ -104,6 +104,38 @@ def test_spark_hive_tables_and_paimon_tables_share_one_metastore(spark):
     assert e.value.value == "default.hive_parquet"
 
 
+def test_repair_registers_again_what_the_warehouse_holds(spark, metastore):
+    spark.sql("CREATE DATABASE paimon.fixme")
+    spark.sql("CREATE TABLE paimon.fixme.t (id INT, dt STRING) PARTITIONED BY (dt) "
+              "TBLPROPERTIES ('metastore.partitioned-table' = 'true')")
+    spark.sql("INSERT INTO paimon.fixme.t VALUES (1, 'd1'), (2, 'd2')")
+    jvm = spark.sparkContext._jvm
+    conf = jvm.org.apache.hadoop.hive.conf.HiveConf()
+    conf.set("hive.metastore.uris", metastore.uri)
+    client = jvm.org.apache.hadoop.hive.metastore.HiveMetaStoreClient(conf)
+    try:
+        client.dropTable("fixme", "t", False, True)  # the record only: the files stay
+        # A filesystem catalog over the same warehouse writes a database and a table the metastore never heard of.
+        spark.conf.set("spark.sql.catalog.fs", "paimonspark.spark.PaimonCatalog")
+        spark.conf.set("spark.sql.catalog.fs.warehouse", str(metastore.warehouse))
+        spark.sql("CREATE DATABASE fs.lost")
+        spark.sql("CREATE TABLE fs.lost.u (a INT)")
+        spark.sql("INSERT INTO fs.lost.u VALUES (7)")
+        assert [r.tableName for r in spark.sql("SHOW TABLES IN paimon.fixme").collect()] == []
+        assert spark.sql("CALL paimon.sys.repair(database_or_table => 'fixme')").collect()[0][0] is True
+        assert [r.tableName for r in spark.sql("SHOW TABLES IN paimon.fixme").collect()] == ["t"]
+        assert rows(spark.table("paimon.fixme.t")) == [(1, "d1"), (2, "d2")]
+        assert len(client.getPartitionsByNames("fixme", "t", ["dt=d1", "dt=d2"])) == 2
+        spark.sql("CALL paimon.sys.repair()")  # the whole catalog: the database too
+        assert rows(spark.table("paimon.lost.u")) == [(7,)]
+        # A record gone stale: the table changed where the metastore did not see it.
+        spark.sql("ALTER TABLE fs.lost.u ADD COLUMN b STRING")
+        spark.sql("CALL paimon.sys.repair(database_or_table => 'lost.u')")
+        assert [c.getName() for c in client.getTable("lost", "u").getSd().getCols()] == ["a", "b"]
+    finally:
+        client.close()
+
+
 @pytest.fixture(scope="module")
 def writers(metastore: Metastore, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WriterPool]:
     """A writer process whose catalog is the metastore's, with locks on: with the module's own session, two."""

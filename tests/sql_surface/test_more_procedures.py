@@ -1,7 +1,8 @@
 """Paimon 1.4's procedures beyond the core ones, each with Paimon's arguments and result columns: partition expiry
 (by procedure and after commits) and marking partitions done, tag expiry and automatic tags on demand, branches
 renamed, consumers reset and cleared, rollbacks and tags by watermark, sort compaction, manifest compaction,
-whole-database compaction, and the repairs (`remove_unexisting_files`, `purge_files`)."""
+whole-database compaction, the repairs (`remove_unexisting_files`, `purge_files`), and copies of a table's snapshot
+into another table (`copy`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import pytest
 
 from conftest import oracle_rows, rows, table_dir
 from history_util import call, snapshot_ids, tag_names
-from paimon_spark import BranchNotFoundError, InvalidOptionError, SnapshotNotFoundError, UnsupportedFeatureError
+from paimon_spark import (BranchNotFoundError, InvalidIdentifierError, InvalidOptionError, SchemaMismatchError,
+                          SnapshotNotFoundError, TableNotFoundError, UnsupportedFeatureError)
 
 
 def days_ago(n: int) -> str:
@@ -191,6 +193,9 @@ def test_repairs_remove_missing_files_and_purge_a_table(spark, warehouse):
     assert rows(spark.table("paimon.default.rep")) == [] and tag_names(warehouse, "rep") == []
     assert len(snapshot_ids(warehouse, "rep")) == 1
     assert not list(table_dir(warehouse, "rep").glob("p=*/bucket-0/data-*"))
+    # A filesystem catalog keeps nothing besides the files: there is nothing to repair, as in Paimon.
+    with pytest.raises(UnsupportedFeatureError, match="nothing to repair"):
+        call(spark, "repair", database_or_table="default.rep")
 
 
 def test_rollback_and_tags_by_watermark(spark, warehouse):
@@ -209,3 +214,44 @@ def test_rollback_and_tags_by_watermark(spark, warehouse):
     assert rows(spark.table("paimon.default.wm")) == [(1,), (2,)]
     with pytest.raises(SnapshotNotFoundError, match="watermark at or below 50"):
         call(spark, "rollback_to_watermark", table="default.wm", watermark=50)
+
+
+def test_copy_a_snapshot_with_its_deletion_vectors_and_schemas_into_other_tables_and_catalogs(spark, warehouse, oracle,
+                                                                                              tmp_path):
+    spark.sql("CREATE TABLE paimon.default.cp (id INT, v STRING, dt STRING) PARTITIONED BY (dt) TBLPROPERTIES "
+              "('deletion-vectors.enabled' = 'true')")
+    spark.sql("INSERT INTO paimon.default.cp VALUES (1, 'a', 'd1'), (2, 'b', 'd1'), (3, 'c', 'd2')")
+    spark.sql("ALTER TABLE paimon.default.cp DROP COLUMN v")  # the first files keep schema 0, with v
+    spark.sql("INSERT INTO paimon.default.cp VALUES (4, 'd2'), (5, 'd3')")
+    spark.sql("DELETE FROM paimon.default.cp WHERE id = 2")  # a deletion vector, of a file the copy renames
+    expected = rows(spark.table("paimon.default.cp"))
+    assert expected == [(1, "d1"), (3, "d2"), (4, "d2"), (5, "d3")]
+    # A new target in a new database; copied twice, the second copy replaces the first's partitions.
+    for _ in range(2):
+        assert call(spark, "copy", source_table="default.cp", target_table="cpdb.cp2") == [(True,)]
+        assert rows(spark.table("paimon.cpdb.cp2")) == expected and oracle_rows(oracle, "cp2", db="cpdb") == expected
+    # Partitions `where` selects, into another catalog of the session, where the target exists with one more column.
+    spark.conf.set("spark.sql.catalog.other", "paimonspark.spark.PaimonCatalog")
+    spark.conf.set("spark.sql.catalog.other.warehouse", str(tmp_path / "other"))
+    # Its columns are the source's first ones (same ids), so the files written before v was dropped show their v.
+    spark.sql("CREATE TABLE other.default.cp3 (id INT, v STRING, dt STRING, extra INT) PARTITIONED BY (dt) "
+              "TBLPROPERTIES ('deletion-vectors.enabled' = 'true')")
+    spark.sql("INSERT INTO other.default.cp3 VALUES (9, 'z', 'd1', 9), (8, 'y', 'd9', 8)")
+    call(spark, "copy", source_table="default.cp", target_table="other.default.cp3", where="dt = 'd1' OR dt = 'd3'")
+    assert rows(spark.table("other.default.cp3")) == [(1, "a", "d1", None), (5, None, "d3", None), (8, "y", "d9", 8)]
+    assert rows(spark.sql("SELECT id FROM other.default.cp3 WHERE v = 'a'")) == [(1,)]  # statistics by column name
+    # Bad input is refused, naming the argument, before anything is written.
+    spark.sql("CREATE TABLE spark_catalog.default.plain (id INT) USING parquet")
+    spark.sql("CREATE TABLE paimon.default.cp_other (id BIGINT, dt STRING) PARTITIONED BY (dt)")
+    with pytest.raises(TableNotFoundError, match="source_table 'default.nope' does not exist") as e:
+        call(spark, "copy", source_table="default.nope", target_table="default.t")
+    assert e.value.value == "default.nope"
+    with pytest.raises(InvalidIdentifierError, match="is not a Paimon table"):
+        call(spark, "copy", source_table="spark_catalog.default.plain", target_table="default.t")
+    with pytest.raises(InvalidIdentifierError, match="not a Paimon catalog"):
+        call(spark, "copy", source_table="default.cp", target_table=f"paimon_path.`{tmp_path / 't'}`")
+    with pytest.raises(InvalidOptionError, match="Only partition predicate is supported"):
+        call(spark, "copy", source_table="default.cp", target_table="default.t", where="id = 1")
+    with pytest.raises(SchemaMismatchError, match="is not compatible with existed paimon table"):
+        call(spark, "copy", source_table="default.cp", target_table="default.cp_other")
+    assert not spark.catalog.tableExists("paimon.default.t")

@@ -1,5 +1,6 @@
 package paimonspark.catalog
 
+import paimonspark.UnsupportedFeatureException
 import paimonspark.format.TableSchema
 import paimonspark.table.FileStoreTable
 
@@ -47,4 +48,16 @@ trait Catalog {
       external: Boolean = false): FileStoreTable
   def dropTable(db: String, table: String): Boolean
   def renameTable(db: String, table: String, newDb: String, newTable: String): Unit
+
+  /**
+   * Paimon's repairs: the catalog's records made to match what the warehouse holds again, for all
+   * its databases, one database's tables, or one table. A catalog that keeps no records of its own
+   * has nothing to repair and refuses, as Paimon's filesystem catalog does.
+   */
+  def repairCatalog(): Unit = throw noRepair
+  def repairDatabase(db: String): Unit = throw noRepair
+  def repairTable(db: String, table: String): Unit = throw noRepair
+
+  private def noRepair = new UnsupportedFeatureException(s"repair: the catalog over $describe keeps no records besides " +
+    "the warehouse's own files, so there is nothing to repair; repair is for a metastore catalog (metastore=hive)", "repair")
 }

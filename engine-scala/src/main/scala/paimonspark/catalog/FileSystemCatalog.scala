@@ -40,9 +40,7 @@ final class FileSystemCatalog(val io: FileIO, val warehouse: Path) extends Catal
     throw new UnsupportedFeatureException(
       s"database $db: the filesystem catalog stores no database properties; a metastore catalog (metastore=hive) does")
 
-  override def listTables(db: String): Seq[String] =
-    io.list(databasePath(db)).filter(_.isDirectory).map(_.getPath.getName)
-      .filter(name => FileStoreTable.exists(io, new Path(databasePath(db), name))).sorted
+  override def listTables(db: String): Seq[String] = tablesIn(io, databasePath(db))
 
   override def dropDatabase(db: String, cascade: Boolean): Boolean = {
     if (!databaseExists(db)) false
@@ -90,6 +88,11 @@ final class FileSystemCatalog(val io: FileIO, val warehouse: Path) extends Catal
 }
 
 object FileSystemCatalog {
+  /** The tables whose directories are in `dir`: those holding schema files. */
+  def tablesIn(io: FileIO, dir: Path): Seq[String] =
+    io.list(dir).filter(_.isDirectory).map(_.getPath.getName).filter(name => FileStoreTable.exists(io, new Path(dir, name)))
+      .sorted
+
   private val Forbidden = "/\\:*?\"<>|$".toSet
 
   /** Names become directory names: no path characters, no leading dot, nothing hidden or special. */

@@ -118,6 +118,18 @@ class FileIO(conf: HadoopConf, singleWriter: Boolean = false) extends Serializab
    */
   def checkPublishable(path: Path): Unit = PublishMethod.of(fileSystem(path), path, singleWriter)
 
+  /**
+   * Copies file `from` to `to` on `target`'s storage, streaming. A copy left half-written by a failed
+   * attempt is replaced: the names copies go to are new, nothing else writes them.
+   */
+  def copy(from: Path, target: FileIO, to: Path): Unit = {
+    val in = fileSystem(from).open(from)
+    try {
+      val out = FileIO.create(target.fileSystem(to), to, overwrite = true)
+      try org.apache.hadoop.io.IOUtils.copyBytes(in, out, 1 << 16, false) finally out.close()
+    } finally in.close()
+  }
+
   /** True for stores without atomic renames, where a whole-object PUT is what replaces a file atomically. */
   def isObjectStore(path: Path): Boolean = PublishMethod.isObjectStore(fileSystem(path), path)
 

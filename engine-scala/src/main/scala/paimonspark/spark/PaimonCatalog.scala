@@ -18,7 +18,7 @@ import paimonspark.catalog.{Catalog, FileSystemCatalog}
 import paimonspark.catalog.hive.{MetastoreCatalog, MetastoreSettings}
 import paimonspark.format.{TablePaths, TableSchema}
 import paimonspark.fs.FileIO
-import paimonspark.spark.catalog.{PaimonFunctions, SessionFileIO, TableChanges, TableLoading, TableName}
+import paimonspark.spark.catalog.{PaimonFunctions, SessionFileIO, TableChanges, TableLoading, TableName, WithPaimonCatalog}
 import paimonspark.spark.procedures.{PaimonProcedures, ProcedureTableName}
 import paimonspark.table.FileStoreTable
 import paimonspark.table.schema.SchemaChanges
@@ -28,7 +28,8 @@ import paimonspark.spark.system.CatalogSystemTables
  * The Spark catalog over a Paimon filesystem warehouse, registered as
  * `spark.sql.catalog.<name>=paimonspark.spark.PaimonCatalog` with `.warehouse=<path>`.
  */
-class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunctions with PaimonProcedures {
+class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunctions with PaimonProcedures
+    with WithPaimonCatalog {
   private var catalogName: String = _
   private var catalog: Catalog = _
   /** The catalog's `table-default.<option>` values: options of every table created here that does not set its own. */
@@ -37,6 +38,8 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
   private var catalogOptions: Map[String, String] = Map.empty
 
   override def name(): String = catalogName
+
+  override def paimonCatalog: Catalog = catalog
 
   override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
     catalogName = name

@@ -7,20 +7,23 @@ import org.apache.spark.sql.connector.catalog._
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import paimonspark.spark.catalog.PaimonFunctions
+import paimonspark.catalog.Catalog
+import paimonspark.spark.catalog.{PaimonFunctions, WithPaimonCatalog}
 
 /**
  * A replacement for `spark_catalog` that keeps Spark's own tables working and adds Paimon tables:
  * `CREATE TABLE t (...) USING paimon` goes to the Paimon warehouse, everything else to Spark's
  * session catalog. Names are looked up in the warehouse first.
  */
-class PaimonSessionCatalog extends DelegatingCatalogExtension with ProcedureCatalog {
+class PaimonSessionCatalog extends DelegatingCatalogExtension with ProcedureCatalog with WithPaimonCatalog {
   private val paimon = new PaimonCatalog
 
   override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
     super.initialize(name, options)
     paimon.initialize(name, options)
   }
+
+  override def paimonCatalog: Catalog = paimon.paimonCatalog
 
   private def isPaimon(ident: Identifier): Boolean =
     ident.namespace().length == 1 && paimon.namespaceExists(ident.namespace()) && paimon.tableExists(ident)

@@ -3,7 +3,7 @@ package paimonspark.catalog.hive
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.fs.Path
-import org.apache.hadoop.hive.metastore.api.{AlreadyExistsException, NoSuchObjectException, Table}
+import org.apache.hadoop.hive.metastore.api.{AlreadyExistsException, Database => HiveDatabase, NoSuchObjectException, Table}
 import org.apache.hadoop.security.UserGroupInformation
 
 import paimonspark.{CommitConflictException, InvalidIdentifierException, MetastoreException, PaimonException,
@@ -42,10 +42,16 @@ final class MetastoreCatalog(settings: MetastoreSettings, io: FileIO, warehouse:
     try Some(c.getDatabase(db)) catch { case _: NoSuchObjectException => None }
   }
 
+  private def existingDatabase(db: String): HiveDatabase =
+    hiveDatabase(db).getOrElse(throw new TableNotFoundException(db, s"database $db does not exist in $describe"))
+
+  private def databaseLocation(d: HiveDatabase): Path = new Path(HmsTables.location(d, settings).getOrElse(
+    throw new MetastoreException(d.getName, s"database ${d.getName} in $describe records no location")))
+
   override def databaseExists(db: String): Boolean = hiveDatabase(checkName("database", db)).isDefined
 
   override def loadDatabase(db: String): Database = {
-    val d = hiveDatabase(db).getOrElse(throw new TableNotFoundException(db, s"database $db does not exist in $describe"))
+    val d = existingDatabase(db)
     val parameters = Option(d.getParameters).map(_.asScala.toMap).getOrElse(Map.empty) - HmsTables.LocationParameter
     Database(db, HmsTables.location(d, settings), Option(d.getDescription),
       parameters ++ Option(d.getOwnerName).map(Database.Owner -> _))
@@ -138,14 +144,13 @@ final class MetastoreCatalog(settings: MetastoreSettings, io: FileIO, warehouse:
         throw new InvalidIdentifierException(n, s"table $db.$table: column '$n' has upper-case letters, which a Hive " +
           "metastore lower-cases; Paimon's Hive catalog takes lower-case names only")
       }
-    val d = hiveDatabase(db).getOrElse(throw new TableNotFoundException(db, s"database $db does not exist in $describe"))
+    val d = existingDatabase(db)
     record(db, table).foreach { existing =>
       if (HmsTables.isPaimon(existing)) throw new CommitConflictException(s"$db.$table", s"table $db.$table already exists")
       throw notPaimon(db, table, existing)
     }
     val isExternal = location.isDefined || external || settings.externalTables
-    val path = location.map(new Path(_)).getOrElse(new Path(HmsTables.location(d, settings).getOrElse(
-      throw new MetastoreException(db, s"database $db in $describe records no location")), table))
+    val path = location.map(new Path(_)).getOrElse(new Path(databaseLocation(d), table))
     records.invalidate(db, table)
     val created = FileStoreTable.create(io, path, schema, hooks(db, table, path)).getOrElse(
       throw new CommitConflictException(s"$db.$table", s"table $db.$table: $path already holds a Paimon table"))
@@ -196,6 +201,50 @@ final class MetastoreCatalog(settings: MetastoreSettings, io: FileIO, warehouse:
     if (moves && !io.rename(from.get, to.get)) {
       clients.run(s"rename table $newDb.$newTable back")(_.alter_table(newDb, newTable, hms))
       throw new CommitConflictException(s"$newDb.$newTable", s"cannot rename $db.$table: ${to.get} already exists")
+    }
+  }
+
+  // ---- repair ----
+
+  /** Paimon's `repairCatalog`: every database directory (`<db>.db`) of the warehouse. */
+  override def repairCatalog(): Unit = new FileSystemCatalog(io, warehouse).listDatabases().foreach(repairDatabase)
+
+  /**
+   * Paimon's `repairDatabase`: the database registered (at `<warehouse>/<db>.db`) if the metastore
+   * lacks it, then every table whose directory in the database's location holds schema files.
+   */
+  override def repairDatabase(db: String): Unit = {
+    if (!databaseExists(db)) createDatabase(db, Map.empty)
+    val location = databaseLocation(existingDatabase(db))
+    if (io.isDirectory(location)) FileSystemCatalog.tablesIn(io, location).foreach(repairTable(db, _))
+  }
+
+  /**
+   * Paimon's `repairTable`: the latest schema in the table's directory (where the metastore records
+   * it, else in its database's) registered if the metastore lacks the table, or written over a
+   * stale record; with `metastore.partitioned-table`, the partitions holding files registered too.
+   */
+  override def repairTable(db: String, table: String): Unit = {
+    checkName("table", table)
+    val existing = record(db, table)
+    existing.filterNot(HmsTables.isPaimon).foreach(r => throw notPaimon(db, table, r))
+    val location = existing.flatMap(HmsTables.location(_, settings)).map(new Path(_))
+      .getOrElse(new Path(databaseLocation(existingDatabase(db)), table))
+    val tableHooks = hooks(db, table, location)
+    val files = try FileStoreTable.load(io, location, tableHooks) catch {
+      case _: TableNotFoundException => throw new TableNotFoundException(s"$db.$table", s"repair: table $db.$table has " +
+        s"no schema files at $location")
+    }
+    records.invalidate(db, table)
+    if (existing.isDefined) tableHooks.updateRecord(files.schema, Set.empty)
+    else {
+      val hms = HmsTables.newTable(db, table, files.schema, location.toString, settings.externalTables, settings, currentUser)
+      clients.run(s"create table $db.$table")(_.createTable(hms))
+    }
+    if (HmsTables.metastorePartitioned(files.schema)) {
+      val store = files.newManifestStore()
+      val live = files.snapshotManager.latest().toSeq.flatMap(s => store.liveFiles(store.dataManifests(s)))
+      tableHooks.addPartitions(files, live.map(_.partition.toSeq).toSet)
     }
   }
 }

@@ -22,23 +22,24 @@ final class MetastoreHooks(settings: MetastoreSettings, db: String, table: Strin
   override def locked[T](publish: => T): T =
     if (locked) new MetastoreLock(settings, db, table).holding(publish) else publish
 
-  override def schemaChanged(t: FileStoreTable, schema: TableSchema): Unit = {
-    val before = t.schemaWithId(schema.id - 1)
+  override def schemaChanged(t: FileStoreTable, schema: TableSchema): Unit =
+    updateRecord(schema, t.schemaWithId(schema.id - 1).options.keySet -- schema.options.keySet)
+
+  /** The metastore's record of the table brought up to `schema`, less the `removed` options; unchanged if it is. */
+  def updateRecord(schema: TableSchema, removed: Set[String]): Unit = {
     val record = clients.run(s"load table $db.$table")(_.getTable(db, table))
     if (!HmsTables.isPaimon(record)) throw MetastoreCatalog.notPaimon(db, table, record)
-    val altered = HmsTables.altered(record, schema, before.options.keySet -- schema.options.keySet, settings)
-    // CASCADE, as Paimon asks: partitions the metastore holds take the new columns too.
-    val context = new EnvironmentContext(Map("CASCADE" -> "true").asJava)
-    clients.run(s"alter table $db.$table")(_.alter_table_with_environmentContext(db, table, altered, context))
+    val altered = HmsTables.altered(record, schema, removed, settings)
+    if (altered != record) {
+      // CASCADE, as Paimon asks: partitions the metastore holds take the new columns too.
+      val context = new EnvironmentContext(Map("CASCADE" -> "true").asJava)
+      clients.run(s"alter table $db.$table")(_.alter_table_with_environmentContext(db, table, altered, context))
+    }
   }
 
   override def committed(t: FileStoreTable, snapshot: Snapshot, added: Set[Seq[Byte]], removed: Set[Seq[Byte]]): Unit =
     if (HmsTables.metastorePartitioned(t.schema)) {
-      lazy val record = clients.run(s"load table $db.$table")(_.getTable(db, table))
-      if (added.nonEmpty) {
-        val partitions = added.toSeq.map(p => partition(t, record, t.partitionValues(p.toArray)))
-        clients.run(s"add partitions of $db.$table")(_.add_partitions(partitions.asJava, true, false))
-      }
+      addPartitions(t, added)
       val emptied = emptiedPartitions(t, snapshot, removed -- added)
       emptied.foreach { p =>
         val values = t.partitionValues(p.toArray).asJava
@@ -47,6 +48,13 @@ final class MetastoreHooks(settings: MetastoreSettings, db: String, table: Strin
         }
       }
     }
+
+  /** Registers `partitions` (serialized) of the table `t` that the metastore does not hold yet. */
+  def addPartitions(t: FileStoreTable, partitions: Set[Seq[Byte]]): Unit = if (partitions.nonEmpty) {
+    val record = clients.run(s"load table $db.$table")(_.getTable(db, table))
+    val records = partitions.toSeq.map(p => partition(t, record, t.partitionValues(p.toArray)))
+    clients.run(s"add partitions of $db.$table")(_.add_partitions(records.asJava, true, false))
+  }
 
   /** Of `candidates`, the partitions that have no live file left in `snapshot`. */
   private def emptiedPartitions(t: FileStoreTable, snapshot: Snapshot, candidates: Set[Seq[Byte]]): Set[Seq[Byte]] =

@@ -4,6 +4,9 @@ import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException
 import org.apache.spark.sql.connector.catalog.{Identifier, ProcedureCatalog}
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
 
+import paimonspark.UnsupportedFeatureException
+import paimonspark.catalog.Catalog
+import paimonspark.spark.catalog.WithPaimonCatalog
 import paimonspark.table.FileStoreTable
 
 /** The procedures of a Paimon catalog, under the `sys` namespace: `CALL <catalog>.sys.compact(...)`. */
@@ -42,7 +45,16 @@ trait PaimonProcedures extends ProcedureCatalog {
     "remove_unexisting_files" -> new RemoveUnexistingFilesProcedure(procedureTable),
     "purge_files" -> new PurgeFilesProcedure(procedureTable),
     "compact_manifest" -> new CompactManifestProcedure(procedureTable),
-    "trigger_tag_automatic_creation" -> new TriggerTagAutomaticCreationProcedure(procedureTable))
+    "trigger_tag_automatic_creation" -> new TriggerTagAutomaticCreationProcedure(procedureTable),
+    "copy" -> new CopyProcedure(procedureTable, name()),
+    "repair" -> new RepairProcedure(procedureTable, () => ownCatalog()))
+
+  /** The Paimon catalog this one is over; a catalog of paths has none. */
+  private def ownCatalog(): Catalog = this match {
+    case c: WithPaimonCatalog => c.paimonCatalog
+    case _ => throw new UnsupportedFeatureException(s"catalog ${name()} addresses tables by path; it keeps no " +
+      "databases or tables of its own to repair", "repair")
+  }
 
   override def loadProcedure(ident: Identifier): UnboundProcedure =
     if (ident.namespace().sameElements(Array("sys"))) {

@@ -40,7 +40,7 @@ object PartitionSelection {
     val keys = table.schema.partitionKeys
     if (keys.isEmpty) {
       throw new InvalidOptionException("where", s"$procedure: table ${table.name} is not partitioned; where => '$sql' " +
-        "must be a predicate on partition columns")
+        "must be a predicate on partition columns (Table should be a partitioned table when using partition predicate.)")
     }
     val struct = SparkSchemas.partitionSchema(table.schema)
     val toRow = CatalystTypeConverters.createToScalaConverter(struct)
@@ -49,8 +49,10 @@ object PartitionSelection {
     try SparkSession.active.createDataFrame(held.asJava, struct).where(sql).collect().toSeq
       .map(r => toInternal(r).asInstanceOf[InternalRow])
     catch {
-      case e: AnalysisException => throw new InvalidOptionException("where", s"$procedure: where => '$sql' must be a " +
-        s"predicate on the partition columns of ${table.name} (${keys.mkString(", ")}) only: ${e.getMessage}")
+      // Paimon's message first (`SparkProcedureUtils.convertToPartitionPredicate`), then what Spark found.
+      case e: AnalysisException => throw new InvalidOptionException("where", s"$procedure: Only partition predicate is " +
+        s"supported, your predicate is $sql, but partition keys are [${keys.mkString(", ")}]: where must be a " +
+        s"predicate on the partition columns of ${table.name} only (${e.getMessage})")
     }
   }
 

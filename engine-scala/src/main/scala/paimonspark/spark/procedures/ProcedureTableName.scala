@@ -1,7 +1,7 @@
 package paimonspark.spark.procedures
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.catalog.Identifier
+import org.apache.spark.sql.connector.catalog.{CatalogPlugin, Identifier}
 import org.apache.spark.sql.paimon.CatalogLookup
 
 import paimonspark.InvalidIdentifierException
@@ -30,5 +30,17 @@ object ProcedureTableName {
       val (current, namespace) = CatalogLookup.current(session)
       Identifier.of(if (current.equalsIgnoreCase(catalog)) namespace else defaultNamespace, inCatalog.head)
     }
+  }
+
+  /**
+   * A table argument that may name a table of another catalog of the session (`copy`'s): `cat.db.t`
+   * is in catalog `cat`, other names are in the procedure's catalog, as [[resolve]] reads them.
+   */
+  def inSession(text: String, procedureCatalog: String): (CatalogPlugin, Identifier) = {
+    val session = SparkSession.active
+    val parts = TableName.multipart(text)
+    val named = if (parts.length > 1 && CatalogLookup.isCatalog(session, parts.head)) parts.head else procedureCatalog
+    val catalog = CatalogLookup.catalog(session, named)
+    (catalog, resolve(text, catalog.name(), catalog.defaultNamespace()))
   }
 }

@@ -5,7 +5,7 @@ import scala.util.Try
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-import org.apache.spark.sql.connector.catalog.{CatalogManager, Identifier, LookupCatalog, Table, TableCatalog}
+import org.apache.spark.sql.connector.catalog.{CatalogManager, CatalogPlugin, Identifier, LookupCatalog, Table, TableCatalog}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -24,6 +24,9 @@ object CatalogLookup {
   def isCatalog(session: SparkSession, name: String): Boolean =
     name.equalsIgnoreCase(CatalogManager.SESSION_CATALOG_NAME) ||
       session.sessionState.catalogManager.isCatalogRegistered(name)
+
+  /** The session's catalog `name`, which must be one ([[isCatalog]]). */
+  def catalog(session: SparkSession, name: String): CatalogPlugin = session.sessionState.catalogManager.catalog(name)
 
   /** The table `nameParts` names, as its catalog loads it; None if it does not load. */
   def load(session: SparkSession, nameParts: Seq[String]): Option[Table] =
