@@ -75,6 +75,9 @@ class RowTrackingInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(rows.map(_(4)).toSet == Set(1L, 2L, 4L))
     assert(ours(s"SELECT * FROM $rowTracking VERSION AS OF 2") ==
       java.rows(s"$tracked$$row_tracking", "scan.snapshot-id" -> "2"))
+    val changes = intercept[UnsupportedFeatureException](
+      spark.read.option("incremental-between", "1,2").table(rowTracking).collect())
+    assert(changes.value == "incremental-between")
     assert(ours(s"SELECT _ROW_ID, id FROM $rowTracking WHERE p = 'b' AND _ROW_ID > 3") ==
       rows.filter(r => r(2) == "b" && r(3).asInstanceOf[Long] > 3).map(r => Seq(r(3), r(0))))
   }

@@ -14,6 +14,7 @@ import paimonspark.format.{RowTrackingFields, SparkTypes}
 import paimonspark.spark.{SparkSchemas, SparkTable}
 import paimonspark.spark.read.{PushDownScanBuilder, RowTrackingScan}
 import paimonspark.table.{FileStoreTable, TableFeatures, TableOptions}
+import paimonspark.table.changes.ChangeRange
 
 /**
  * `t$row_tracking`: the rows of a table another engine wrote with `row-tracking.enabled`, each with
@@ -39,6 +40,11 @@ final class RowTrackingTable(table: FileStoreTable, displayName: String) extends
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
     val at = SparkTable.withDynamicOptions(table, options)
+    // Paimon reads the rows those commits wrote; reading the snapshot's instead would answer another question.
+    ChangeRange.Keys.find(options.containsKey).foreach { key =>
+      throw new UnsupportedFeatureException(s"$displayName reads the rows of one snapshot; reading a range of " +
+        s"changes ('$key') from it is not supported yet", key)
+    }
     new PushDownScanBuilder(at.schema, schema()) {
       override def build(): Scan = new RowTrackingScan(at, required, pushed.toSeq, predicate)
     }
