@@ -67,7 +67,7 @@ class RowTrackingInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("t$row_tracking gives Java's rows, row ids and sequence numbers, at the latest snapshot and before compaction") {
     val rows = ours(s"SELECT * FROM $rowTracking")
     assert(rows == java.rows(s"$tracked$$row_tracking"))
-    assert(spark.table(s"$rowTracking").schema.takeRight(2).map(f => (f.name, f.dataType.sql, f.nullable))
+    assert(spark.table(rowTracking).schema.takeRight(2).map(f => (f.name, f.dataType.sql, f.nullable))
       == Seq(("_ROW_ID", "BIGINT", false), ("_SEQUENCE_NUMBER", "BIGINT", false)))
     // Ids are every row's for life, 0..9; in a compacted file they are not the rows' positions.
     assert(rows.map(_(3)).toSet == (0L to 9L).toSet)
@@ -75,6 +75,8 @@ class RowTrackingInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(rows.map(_(4)).toSet == Set(1L, 2L, 4L))
     assert(ours(s"SELECT * FROM $rowTracking VERSION AS OF 2") ==
       java.rows(s"$tracked$$row_tracking", "scan.snapshot-id" -> "2"))
+    assert(ours(s"SELECT p, count(*), max(_SEQUENCE_NUMBER) FROM $rowTracking GROUP BY p") == Seq(Seq("a", 5L, 4L),
+      Seq("b", 5L, 4L)))
     val changes = intercept[UnsupportedFeatureException](
       spark.read.option("incremental-between", "1,2").table(rowTracking).collect())
     assert(changes.value == "incremental-between")
