@@ -71,6 +71,26 @@ def test_show_create_table_and_like_recreate_the_table_and_describe_shows_paimon
     assert schema_count(warehouse, "orig") == before
 
 
+def test_describe_extended_ends_with_the_not_null_columns_as_paimons_connector_lists_them(spark):
+    # Primary-key columns are NOT NULL in Paimon, `day` too.
+    spark.sql("CREATE TABLE paimon.default.described (id BIGINT NOT NULL, tags ARRAY<STRING>, s STRUCT<a: INT> NOT NULL, "
+              "day STRING) PARTITIONED BY (day) TBLPROPERTIES ('primary-key' = 'id,day', 'bucket' = '1')")
+    spark.sql("INSERT INTO paimon.default.described VALUES (1, array('x'), named_struct('a', 1), 'd1')")
+    section = [("# Column Not Null", "", ""), ("id", "bigint", "NOT NULL"), ("s", "struct<a:int>", "NOT NULL"),
+               ("day", "string", "NOT NULL")]
+
+    def described(statement: str) -> list[tuple]:
+        return [tuple(r) for r in spark.sql(statement).collect()]
+
+    extended = described("DESCRIBE TABLE EXTENDED paimon.default.described")
+    assert extended[-4:] == section and extended.count(section[0]) == 1 and ("Provider", "paimon", "") in extended
+    assert described("DESCRIBE TABLE EXTENDED paimon.default.described PARTITION (day = 'd1')")[-4:] == section
+    # Not without EXTENDED, nor for a table whose columns are all nullable, as with Paimon's.
+    assert section[0] not in described("DESCRIBE TABLE paimon.default.described")
+    spark.sql("CREATE TABLE paimon.default.all_nullable (id INT)")
+    assert section[0] not in described("DESCRIBE TABLE EXTENDED paimon.default.all_nullable")
+
+
 def test_ctas_takes_primary_key_partitioning_and_options_and_replace_starts_a_new_history(spark, warehouse):
     spark.sql("CREATE TABLE paimon.default.ctas PARTITIONED BY (p) TBLPROPERTIES ('primary-key' = 'id,p', "
               "'bucket' = '2', 'file.format' = 'avro') AS SELECT * FROM VALUES (1, 'a', 'x'), (1, 'a', 'y') AS s(id, p, v)")

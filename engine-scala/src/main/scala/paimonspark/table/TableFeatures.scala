@@ -74,8 +74,10 @@ object TableFeatures {
       throw refusal(table, TableOptions.FileFormat, s"$format data files (${file.fileName})",
         "only Parquet, ORC and Avro data files are read")
     }
-    // A writer may list every column; only a file that lacks some holds part of its rows.
-    file.writeCols.filterNot(_.toSet == table.schemaWithId(file.schemaId).fieldNames.toSet).foreach { columns =>
+    // A writer may list every column, Paimon's compaction of a row-tracking table the row-tracking
+    // columns too; only a file that lacks some of the table's holds part of its rows.
+    val whole = table.schemaWithId(file.schemaId).fieldNames.toSet
+    file.writeCols.filterNot(c => c.toSet -- RowTrackingFields.names == whole).foreach { columns =>
       throw refusal(table, "data-evolution.enabled", s"data files holding some of a row's columns " +
         s"(${file.fileName} holds ${columns.mkString(", ")})", "rows spread over several files are not merged")
     }

@@ -76,6 +76,8 @@ final case class TableOptions(raw: Map[String, String]) {
   def deletionVectors: Boolean = flag(DeletionVectors)
   def deletionVectorsBitmap64: Boolean = flag(DeletionVectorsBitmap64)
   def deletionVectorsModifiable: Boolean = flag(DeletionVectorsModifiable)
+  /** Another engine gave the table's rows ids for life (`t$row_tracking` reads them; writes are refused). */
+  def rowTracking: Boolean = flag(RowTracking)
   def defaultBucketFunction: Boolean = text(BucketFunctionType).trim.equalsIgnoreCase("default")
 
   def dynamicBucketTargetRowNum: Long = long(DynamicTargetRowNum)
@@ -179,6 +181,7 @@ object TableOptions {
   val DeletionVectors = "deletion-vectors.enabled"
   val DeletionVectorsBitmap64 = "deletion-vectors.bitmap64"
   val DeletionVectorsModifiable = "deletion-vectors.modifiable"
+  val RowTracking = "row-tracking.enabled"
   val BucketFunctionType = "bucket-function.type"
   /** Writes add the data's new columns and widen types (Paimon's Spark connector option). */
   val WriteMergeSchema = "write.merge-schema"
@@ -243,7 +246,7 @@ object TableOptions {
   val Immutable: Set[String] = Set(PrimaryKey, Partition, PartitionDefaultName, PartitionLegacyName,
     BucketKey, "merge-engine", "sequence.field", "sequence.field.sort-order", RowKindField, "bucket-function.type",
     "data-file.path-directory", "aggregation.remove-record-on-delete", "partial-update.remove-record-on-delete",
-    "partial-update.remove-record-on-sequence-group", "force-lookup", "row-tracking.enabled", "data-evolution.enabled",
+    "partial-update.remove-record-on-sequence-group", "force-lookup", RowTracking, "data-evolution.enabled",
     "index-file-in-data-file-dir", "blob-descriptor-field", "blob-external-storage-path", "blob-external-storage-field",
     "pk-clustering-override")
 

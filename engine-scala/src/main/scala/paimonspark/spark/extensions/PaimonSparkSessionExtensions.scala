@@ -6,7 +6,8 @@ import org.apache.spark.sql.SparkSessionExtensions
  * Paimon's SQL extensions, enabled with
  * `spark.sql.extensions=paimonspark.spark.extensions.PaimonSparkSessionExtensions`
  * (`configure_spark_with_paimon` sets it): tag statements ([[PaimonSqlParser]]), the incremental
- * table-valued functions ([[IncrementalQueries]]) and `write.merge-schema` ([[MergeSchemaWrites]]).
+ * table-valued functions ([[IncrementalQueries]]), `write.merge-schema` ([[MergeSchemaWrites]]) and
+ * DESCRIBE EXTENDED's `# Column Not Null` section ([[DescribeNotNullColumns]]).
  * Tables work without it; only what it adds is missing.
  */
 class PaimonSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
@@ -14,5 +15,6 @@ class PaimonSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectParser((_, delegate) => new PaimonSqlParser(delegate))
     extensions.injectHintResolutionRule(new MergeSchemaWrites(_))
     IncrementalQueries.functions.foreach(extensions.injectTableFunction)
+    extensions.injectPlannerStrategy(_ => DescribeNotNullColumns)
   }
 }

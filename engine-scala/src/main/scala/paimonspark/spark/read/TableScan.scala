@@ -56,6 +56,12 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
    */
   protected def appliesDeletionVectors: Boolean = false
 
+  /** Whether files are read whole, each by one reader counting positions from its first row. */
+  protected def readsWholeFiles: Boolean = readsRowIndex
+
+  /** What the reader of a file is told of it besides its schema and deletion vector ([[PartitionedFile]] metadata). */
+  protected def fileMetadata(file: DataFileMeta): Map[String, Any] = Map.empty
+
   /** Whether a planned file has a deletion vector: its reads then push no filters, so positions stay whole. */
   protected lazy val hasDeletionVectors: Boolean = plannedSplits.exists(_.deletionFiles.nonEmpty)
 
@@ -109,8 +115,8 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
       // counts row positions from the start.
       val deletion = split.deletionFiles.get(file.fileName)
       val metadata = Map[String, Any](SchemaReaders.SchemaIdKey -> file.schemaId) ++
-        deletion.map(SchemaReaders.DeletionFileKey -> _.encoded)
-      val cut = if (deletion.isDefined || readsRowIndex) size.max(1L) else cutSize
+        deletion.map(SchemaReaders.DeletionFileKey -> _.encoded) ++ fileMetadata(file)
+      val cut = if (deletion.isDefined || readsWholeFiles) size.max(1L) else cutSize
       (0L until size by cut).map { start =>
         PartitionedFile(values, SparkPath.fromPath(path), start, math.min(cut, size - start), Array.empty[String], 0L,
           size, metadata)

@@ -26,6 +26,7 @@ object SystemTables {
     "aggregation_fields" -> (new AggregationFieldsTable(_, _)),
     "audit_log" -> (new AuditLogTable(_, _)),
     "binlog" -> (new BinlogTable(_, _)),
+    "row_tracking" -> (new RowTrackingTable(_, _)),
     "ro" -> ((t, n) => new SparkTable(t, n, readOptimized = true)))
 
   def names: Seq[String] = all.keys.toSeq.sorted
