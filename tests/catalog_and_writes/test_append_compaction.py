@@ -159,3 +159,69 @@ def test_bad_compaction_options_are_refused_at_create(spark, warehouse, option, 
     with pytest.raises(InvalidOptionError, match=option.replace(".", r"\.")):
         spark.sql(f"CREATE TABLE paimon.default.badopt (a INT) TBLPROPERTIES ('{option}' = '{value}')")
     assert not table_dir(warehouse, "badopt").exists()
+
+
+def by_bucket(oracle, name):
+    """{(partition, bucket): rows in pypaimon's order}, read split by split."""
+    builder = oracle.get_table(f"default.{name}").new_read_builder()
+    out = {}
+    for split in builder.new_scan().plan().splits():
+        data = builder.new_read().to_arrow([split]).to_pylist()
+        out.setdefault((tuple(split.partition.values), split.bucket), []).extend(tuple(r.values()) for r in data)
+    return out
+
+
+def test_bucketed_append_tables_hash_rows_to_buckets_and_keep_their_order(spark, oracle, warehouse):
+    create(spark, "bucketed", "'bucket' = '3', 'bucket-key' = 'id', 'compaction.min.file-num' = '3'", partitioned=True)
+    for batch in range(2):
+        spark.sql(f"INSERT INTO paimon.default.bucketed SELECT CAST(id % 12 AS INT), 'b{batch}-' || id, "
+                  f"IF(id < 20, 'a', 'b') FROM range(0, 30)")
+    expected = {r[0]: r[1] for r in spark.sql("SELECT id, paimon.sys.bucket(3, id) FROM range(0, 12)").collect()}
+    layout = by_bucket(oracle, "bucketed")
+    assert {b for (_, b) in layout} == {0, 1, 2}
+    for (_, bucket), bucket_rows in layout.items():
+        assert all(expected[r[0]] == bucket for r in bucket_rows)
+        # Within a bucket, the first write's rows come before the second's: Paimon's ordered append.
+        batches = [int(r[1][1]) for r in bucket_rows]
+        assert batches == sorted(batches)
+    lookup = "SELECT v FROM paimon.default.bucketed WHERE id = 5"
+    assert rows(spark.sql(lookup)) == [("b0-17",), ("b0-29",), ("b0-5",), ("b1-17",), ("b1-29",), ("b1-5",)]
+
+    # The third write makes three files per bucket: each bucket's neighbours are compacted, in order.
+    spark.sql("INSERT INTO paimon.default.bucketed SELECT CAST(id AS INT), 'b2-' || id, 'a' FROM range(0, 12)")
+    assert commit_kinds(warehouse, "bucketed")[-2:] == ["APPEND", "COMPACT"]
+    compacted = live_files(oracle, "bucketed")[("a",)]
+    assert len(compacted) == 3 and all(f.file_source == 1 for f in compacted)
+    for (partition, _), bucket_rows in by_bucket(oracle, "bucketed").items():
+        batches = [int(r[1][1]) for r in bucket_rows]
+        assert batches == sorted(batches) and (partition != ("a",) or batches[-1] == 2)
+
+    # Row-level statements and overwrites keep every row in its key's bucket.
+    spark.sql("DELETE FROM paimon.default.bucketed WHERE id = 1")
+    spark.sql("UPDATE paimon.default.bucketed SET v = 'u' WHERE id = 2")
+    spark.sql("""MERGE INTO paimon.default.bucketed t USING (SELECT 3 AS id, 'm' AS v, 'b' AS dt) s
+                 ON t.id = s.id AND t.dt = s.dt WHEN MATCHED THEN UPDATE SET v = s.v""")
+    spark.sql("INSERT OVERWRITE paimon.default.bucketed PARTITION (dt = 'b') SELECT id, v FROM paimon.default.bucketed "
+              "WHERE dt = 'b' AND id < 6")
+    final = rows(spark.table("paimon.default.bucketed"))
+    assert oracle_rows(oracle, "bucketed") == final
+    assert not [r for r in final if r[0] == 1] and {r[1] for r in final if r[0] == 2} == {"u"}
+    assert {r[1] for r in final if r[0] == 3 and r[2] == "b"} == {"m"}
+    assert all(expected[r[0]] == b for (_, b), rs in by_bucket(oracle, "bucketed").items() for r in rs)
+    # A point lookup on the bucket key reads its bucket only: the other buckets' files can be garbage.
+    for f in table_dir(warehouse, "bucketed").rglob("bucket-*/*.parquet"):
+        if f.parent.name != f"bucket-{expected[5]}":
+            f.write_bytes(b"not parquet")
+    assert rows(spark.sql(lookup)) == [("b0-17",), ("b0-29",), ("b0-5",), ("b1-17",), ("b1-29",), ("b1-5",), ("b2-5",)]
+
+
+@pytest.mark.parametrize("options, message", [
+    ("'bucket' = '4'", "You should define a 'bucket-key' for bucketed append mode"),
+    ("'bucket-key' = 'id'", "Cannot define 'bucket-key' with bucket = -1"),
+    ("'bucket' = '4', 'bucket-key' = 'nope'", "bucket-key column 'nope' is not a column"),
+    ("'bucket' = '4', 'bucket-key' = 'v', 'bucket-function.type' = 'mod'", "must be INT or BIGINT in mod bucket function"),
+])
+def test_bad_bucketed_append_tables_are_refused_at_create(spark, warehouse, options, message):
+    with pytest.raises(InvalidOptionError, match=message):
+        create(spark, "badbucket", options)
+    assert not table_dir(warehouse, "badbucket").exists()

@@ -12,7 +12,7 @@ import paimonspark.lsm.MergeEngineSpec
 final case class KeyLayout(primaryKeys: Seq[String], trimmedKeys: Seq[String], bucketKeys: Seq[String], buckets: Int)
 
 object KeyLayout {
-  private val PrimaryKeyOnly = Seq(TableOptions.BucketKey, "merge-engine", "sequence.field", "sequence.field.sort-order",
+  private val PrimaryKeyOnly = Seq("merge-engine", "sequence.field", "sequence.field.sort-order",
     TableOptions.RowKindField, "ignore-delete", "partial-update.remove-record-on-delete", TableOptions.ChangelogProducerKey)
 
   /** The layout of a table; throws naming the table and the option or column at fault. */
@@ -24,12 +24,7 @@ object KeyLayout {
         throw new InvalidOptionException(k, s"table $table: option '$k' applies to primary-key tables only, and this " +
           "table has no 'primary-key'")
       }
-      if (options.bucket != -1) {
-        throw new UnsupportedFeatureException(
-          s"table $table: option 'bucket'=${options.bucket} on a table without primary key is not supported yet " +
-            "(use bucket=-1)")
-      }
-      return KeyLayout(Nil, Nil, Nil, -1)
+      return appendLayout(table, schema, options)
     }
     def fail(message: String) = throw new InvalidOptionException(TableOptions.PrimaryKey, s"table $table: $message")
     pk.groupBy(identity).collectFirst { case (k, ks) if ks.size > 1 => fail(s"primary-key names '$k' twice") }
@@ -44,15 +39,13 @@ object KeyLayout {
     }
     val trimmed = pk.filterNot(schema.partitionKeys.contains)
     if (trimmed.isEmpty) fail("the primary key must have a column that is not a partition column")
-    if (options.bucket == -1 && options.bucketKey.nonEmpty) {
-      throw new InvalidOptionException(TableOptions.BucketKey, s"table $table: bucket-key cannot be set with dynamic " +
-        "bucket (bucket=-1), which hashes the whole primary key")
-    }
+    noBucketKeyWithDynamicBuckets(table, options)
     val bucketKeys = if (options.bucketKey.isEmpty) trimmed else options.bucketKey
     bucketKeys.find(k => !trimmed.contains(k)).foreach { k =>
       throw new InvalidOptionException(TableOptions.BucketKey, s"table $table: bucket-key column '$k' must be a " +
         s"primary-key column that is not a partition column (${trimmed.mkString(", ")})")
     }
+    BucketFunctionType.check(table, schema, bucketKeys)
     options.rowKindField.foreach { f =>
       val isText = schema.fields.find(_.name == f).exists(_.dataType match {
         case a: AtomicType => a.root == TypeRoot.VarChar || a.root == TypeRoot.Char
@@ -66,4 +59,38 @@ object KeyLayout {
     MergeEngineSpec.of(table, schema)
     KeyLayout(pk, trimmed, bucketKeys, options.bucket)
   }
+
+  /**
+   * A table without primary key: bucket-unaware (`bucket` = -1), or bucketed by `bucket-key` into N
+   * fixed buckets, Paimon's bucketed append, whose files keep their order within each bucket.
+   */
+  private def appendLayout(table: String, schema: TableSchema, options: TableOptions): KeyLayout = {
+    noBucketKeyWithDynamicBuckets(table, options)
+    if (options.bucket == -1) return KeyLayout(Nil, Nil, Nil, -1)
+    if (options.bucket < 1) {
+      throw new UnsupportedFeatureException(s"table $table: option 'bucket'=${options.bucket} on a table without " +
+        "primary key: The number of buckets needs to be greater than 0.", TableOptions.Bucket)
+    }
+    val bucketKeys = options.bucketKey
+    if (bucketKeys.isEmpty) {
+      throw new InvalidOptionException(TableOptions.BucketKey,
+        s"table $table: You should define a 'bucket-key' for bucketed append mode.")
+    }
+    bucketKeys.foreach { k =>
+      val field = schema.fields.find(_.name == k).getOrElse(throw new InvalidOptionException(TableOptions.BucketKey,
+        s"table $table: bucket-key column '$k' is not a column of the table"))
+      if (!field.dataType.isInstanceOf[AtomicType]) {
+        throw new InvalidOptionException(TableOptions.BucketKey, s"table $table: nested type can not in bucket-key, " +
+          s"in your table these key are [$k]")
+      }
+    }
+    BucketFunctionType.check(table, schema, bucketKeys)
+    KeyLayout(Nil, Nil, bucketKeys, options.bucket)
+  }
+
+  private def noBucketKeyWithDynamicBuckets(table: String, options: TableOptions): Unit =
+    if (options.bucket == -1 && options.bucketKey.nonEmpty) {
+      throw new InvalidOptionException(TableOptions.BucketKey, s"table $table: Cannot define 'bucket-key' with bucket = " +
+        "-1, please remove the 'bucket-key' setting or specify a bucket number.")
+    }
 }

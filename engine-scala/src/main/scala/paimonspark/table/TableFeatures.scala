@@ -50,6 +50,10 @@ object TableFeatures {
           s"table ${table.name}: ${e.getMessage}; the table cannot be ${verb(access)} here", key))
       }
     }
+    if (!table.isPrimaryKeyTable && table.options.bucket > 0 && table.options.deletionVectors && access == Access.Write) {
+      throw refusal(table, TableOptions.DeletionVectors, "deletion vectors on a bucketed append table",
+        "their vectors would be kept per partition, where Paimon keeps them per bucket")
+    }
     if (table.isPrimaryKeyTable && table.options.deletionVectors && access == Access.Read && !appliesDeletionVectors) {
       throw refusal(table, TableOptions.DeletionVectors, "deletion vectors on a primary-key table",
         "this read would merge level-0 files, which readers of such tables skip")

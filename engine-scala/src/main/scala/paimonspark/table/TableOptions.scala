@@ -78,7 +78,7 @@ final case class TableOptions(raw: Map[String, String]) {
   def deletionVectorsModifiable: Boolean = flag(DeletionVectorsModifiable)
   /** Another engine gave the table's rows ids for life (`t$row_tracking` reads them; writes are refused). */
   def rowTracking: Boolean = flag(RowTracking)
-  def defaultBucketFunction: Boolean = text(BucketFunctionType).trim.equalsIgnoreCase("default")
+  def bucketFunctionType: String = text(BucketFunctionType).trim.toLowerCase
 
   def dynamicBucketTargetRowNum: Long = long(DynamicTargetRowNum)
   def dynamicBucketMaxBuckets: Int = int(DynamicMaxBuckets)

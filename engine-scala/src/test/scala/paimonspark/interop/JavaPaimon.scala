@@ -73,6 +73,22 @@ final class JavaPaimon(warehouseUri: String, catalogOptions: Map[String, String]
     JavaPaimon.sorted(out.toSeq)
   }
 
+  /** The bucket Java reads each row of the table from: row (plain values) -> bucket. */
+  def buckets(name: String): Map[Seq[Any], Int] = {
+    val t = table(name)
+    val getters = t.rowType().getFields.asScala.zipWithIndex
+      .map { case (f, i) => InternalRow.createFieldGetter(f.`type`(), i) }
+    val rb = t.newReadBuilder()
+    rb.newScan().plan().splits().asScala.flatMap { split =>
+      val reader = rb.newRead().createReader(split)
+      val out = ArrayBuffer.empty[(Seq[Any], Int)]
+      try reader.forEachRemaining(row => out += getters.map(g => JavaPaimon.plain(g.getFieldOrNull(row))).toSeq ->
+        split.asInstanceOf[DataSplit].bucket())
+      finally reader.close()
+      out
+    }.toMap
+  }
+
   def atSnapshot(name: String, id: Long): Seq[Seq[Any]] = rows(name, "scan.snapshot-id" -> id.toString)
   def atTag(name: String, tag: String): Seq[Seq[Any]] = rows(name, "scan.tag-name" -> tag)
 

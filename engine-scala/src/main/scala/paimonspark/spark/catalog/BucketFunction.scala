@@ -7,6 +7,7 @@ import org.apache.spark.sql.connector.catalog.functions.{BoundFunction, ScalarFu
 import org.apache.spark.sql.types.{DataType, IntegerType, StructType}
 
 import paimonspark.format.{BinaryRowWriter, BucketHash, SparkTypes}
+import paimonspark.table.BucketFunctionType
 
 /**
  * Paimon's bucket function as a Spark function, `paimon_bucket(buckets, key columns...)`: writes to
@@ -62,6 +63,13 @@ object PaimonFunctions {
   private val all: Map[String, UnboundFunction] = Map(BucketFunction.Name -> BucketFunction, "bucket" -> BucketFunction,
     ModBucketFunction.Name -> ModBucketFunction, HiveBucketFunction.Name -> HiveBucketFunction,
     MaxPartitionFunction.Name -> MaxPartitionFunction)
+
+  /** The name of the function for a table's `bucket-function.type`, which writes cluster rows by. */
+  def of(function: BucketFunctionType): String = function match {
+    case BucketFunctionType.Default => BucketFunction.Name
+    case BucketFunctionType.Mod => ModBucketFunction.Name
+    case BucketFunctionType.Hive => HiveBucketFunction.Name
+  }
 
   def find(ident: Identifier): Option[UnboundFunction] = ident.namespace() match {
     case Array() => all.get(ident.name().toLowerCase)

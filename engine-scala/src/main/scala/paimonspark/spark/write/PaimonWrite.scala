@@ -12,10 +12,11 @@ import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactor
 import paimonspark.CommitConflictException
 import paimonspark.format.{ManifestEntry, SnapshotJson}
 import paimonspark.spark.SparkTable
-import paimonspark.spark.catalog.BucketFunction
-import paimonspark.table.KeyLayout
+import paimonspark.spark.catalog.{BucketFunction, PaimonFunctions}
+import paimonspark.table.{BucketFunctionType, KeyLayout}
 import paimonspark.table.options.ChangelogProducer
-import paimonspark.table.write.{Bucketing, OverwriteScope, PrimaryKeyWriter, TableCommit, WrittenFiles}
+import paimonspark.table.write.{AppendBuckets, Bucketing, OverwriteScope, PrimaryKeyWriter, TableCommit, WriteRestore,
+  WrittenFiles}
 
 /** What one task wrote: the ADD entries of its data and changelog files, and its index changes. */
 final case class FilesWritten(files: WrittenFiles) extends WriterCommitMessage
@@ -34,26 +35,32 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
   private val partitions = store.schema.partitionKeys.map(k => Expressions.column(k): Expression)
   private lazy val bucketing = Bucketing.plan(store, SparkSession.active.sparkContext.defaultParallelism, replaces.isDefined)
 
+  // Fixed buckets, of a primary-key table or a bucketed append table.
+  private val bucketed = store.options.bucket > 0
+
   /**
    * Fixed buckets: rows clustered by (partition, bucket). Dynamic buckets: by (partition, assigner),
    * the assigner being the same function of the key hash the writer uses, so each (partition,
    * assigner) is written by one task that owns its buckets and their HASH index.
    */
   override def requiredDistribution(): Distribution =
-    if (!store.isPrimaryKeyTable) Distributions.unspecified()
-    else {
-      val layout = KeyLayout.of(table.name(), store.schema)
-      val (n, columns) = bucketing match {
-        case Bucketing.Fixed(buckets) => (buckets, layout.bucketKeys)
-        case d: Bucketing.Dynamic => (d.assigners, layout.trimmedKeys)
-      }
-      val bucket = Expressions.apply(BucketFunction.Name, (Expressions.literal(n) +: columns.map(Expressions.column)): _*)
-      Distributions.clustered((partitions :+ bucket).toArray)
-    }
+    if (!store.isPrimaryKeyTable && !bucketed) Distributions.unspecified()
+    else Distributions.clustered((partitions :+ bucketOfRow).toArray)
 
+  /** The bucket of a row as the writers compute it: the table's bucket function, or the dynamic assigner. */
+  private def bucketOfRow: Expression = {
+    val layout = KeyLayout.of(table.name(), store.schema)
+    val (function, n, columns) = bucketing match {
+      case Bucketing.Fixed(buckets) => (PaimonFunctions.of(BucketFunctionType.of(store.options)), buckets, layout.bucketKeys)
+      case d: Bucketing.Dynamic => (BucketFunction.Name, d.assigners, layout.trimmedKeys)
+    }
+    Expressions.apply(function, (Expressions.literal(n) +: columns.map(Expressions.column)): _*)
+  }
+
+  /** Append tables: sorted by partition (and bucket), so a task keeps one file open at a time. */
   override def requiredOrdering(): Array[SortOrder] =
     if (store.isPrimaryKeyTable) Array.empty
-    else partitions.map(Expressions.sort(_, SortDirection.ASCENDING)).toArray
+    else (if (bucketed) partitions :+ bucketOfRow else partitions).map(Expressions.sort(_, SortDirection.ASCENDING)).toArray
 
   override def toBatch: BatchWrite = this
 
@@ -63,16 +70,20 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = writerFactory(bucketing)
 
   private def writerFactory(bucketing: Bucketing): DataWriterFactory =
-    if (store.isPrimaryKeyTable) primaryKeyFactory(bucketing) else new AppendWriterFactory(store)
+    if (store.isPrimaryKeyTable) primaryKeyFactory(bucketing)
+    else if (bucketed) new AppendWriterFactory(store, AppendBuckets.Fixed(restore()))
+    else new AppendWriterFactory(store)
 
   // The snapshot the last writer factory planned buckets and sequences at, which its commit checks against.
   @volatile private var plannedAt: Option[Long] = None
 
-  private def primaryKeyFactory(bucketing: Bucketing) = {
-    val restored = PrimaryKeyWriter.restore(store)
+  private def restore(): WriteRestore = {
+    val restored = WriteRestore.of(store)
     plannedAt = Some(restored.snapshotId.getOrElse(0L))
-    new PrimaryKeyWriterFactory(store, if (replacesPartitions) restored.replacingPartitions else restored, bucketing)
+    if (replacesPartitions) restored.replacingPartitions else restored
   }
+
+  private def primaryKeyFactory(bucketing: Bucketing) = new PrimaryKeyWriterFactory(store, restore(), bucketing)
 
   /** The writers of a primary-key table's row-level changes ([[KeyDeltaWrite]]). */
   def primaryKeyWriterFactory: PrimaryKeyWriterFactory = primaryKeyFactory(bucketing)

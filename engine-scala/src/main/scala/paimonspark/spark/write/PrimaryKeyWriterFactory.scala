@@ -9,7 +9,7 @@ import paimonspark.format.SparkTypes
 import paimonspark.lsm.KeyValue
 import paimonspark.spark.ColumnDefaults.NullsToDefaults
 import paimonspark.table.FileStoreTable
-import paimonspark.table.write.{Bucketing, PrimaryKeyWriter}
+import paimonspark.table.write.{Bucketing, PrimaryKeyWriter, WriteRestore}
 
 /**
  * Creates the per-task writers of a primary-key table; sequences and buckets are planned on the
@@ -17,7 +17,7 @@ import paimonspark.table.write.{Bucketing, PrimaryKeyWriter}
  * row-level changes of DELETE, UPDATE and MERGE INTO are written as what they are: a retraction of
  * a key, an update, an insert. Nothing is rewritten: they are merged on read like any write.
  */
-final class PrimaryKeyWriterFactory(table: FileStoreTable, restored: PrimaryKeyWriter.Restored, bucketing: Bucketing)
+final class PrimaryKeyWriterFactory(table: FileStoreTable, restored: WriteRestore, bucketing: Bucketing)
     extends DeltaWriterFactory {
   // Row ids are the primary key, in its order (see KeyDeltaOperation.rowId).
   private val keyOrdinals = table.schema.primaryKeys.map(k => table.schema.fields.indexWhere(_.name == k)).toArray

@@ -13,7 +13,7 @@ import paimonspark.spark.{SparkSchemas, SparkTable}
 import paimonspark.spark.catalog.BucketFunction
 import paimonspark.table.{FileStoreTable, KeyLayout, Predicate, TableFeatures, TableOptions}
 import paimonspark.table.scan.ScanPlanner
-import paimonspark.table.write.{Bucketing, OverwriteScope, PrimaryKeyWriter}
+import paimonspark.table.write.{Bucketing, OverwriteScope, PrimaryKeyWriter, WriteRestore}
 
 /**
  * Paimon's `rescale`: the selected partitions of a fixed-bucket table, read at one snapshot, are
@@ -45,7 +45,7 @@ object Rescale {
       val selected = partitions.fold(frame)(p => frame.where(TableRewrite.partitionColumn(frame, table, p)))
       val clustered = selected.repartition(session.sessionState.conf.numShufflePartitions,
         table.schema.partitionKeys.map(TableRewrite.quoted(frame, _)) :+ bucket(rescaled, target): _*)
-      val writers = new PrimaryKeyWriterFactory(rescaled, PrimaryKeyWriter.Restored(None, Map.empty, Map.empty),
+      val writers = new PrimaryKeyWriterFactory(rescaled, WriteRestore.Empty,
         Bucketing.Fixed(target))
       val (id, added) = TableRewrite.commit(table, clustered, writers, OverwriteScope.PartitionsOf(read))
       // As after any write, the buckets written are compacted inline unless `write-only`.

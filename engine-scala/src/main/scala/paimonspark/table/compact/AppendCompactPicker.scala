@@ -38,6 +38,34 @@ final case class AppendCompactPicker(targetFileSize: Long, smallFileSize: Long, 
     if (group.size >= math.max(2, minFileNum)) groups += group.toSeq
     groups.toSeq
   }
+
+  /**
+   * Groups of neighbouring files of one bucket of a bucketed append table (`files` in sequence
+   * order), as Paimon's BucketedAppendCompactManager picks them: a window slides over the files,
+   * dropping its oldest file while it weighs two target files or more, and becomes a group once it
+   * holds `compaction.min.file-num` files (at least two). Only neighbours are merged, so the rows of
+   * a group keep their place in the bucket's order; a file that is not `readable` ends every window.
+   */
+  def pickInOrder(files: Seq[DataFileMeta], readable: DataFileMeta => Boolean): Seq[Seq[DataFileMeta]] = {
+    val groups = ArrayBuffer.empty[Seq[DataFileMeta]]
+    val window = scala.collection.mutable.Queue.empty[DataFileMeta]
+    var size = 0L
+    files.foreach { file =>
+      if (!readable(file)) {
+        window.clear()
+        size = 0L
+      } else {
+        window += file
+        size += file.fileSize
+        if (window.size >= math.max(2, minFileNum)) {
+          groups += window.toSeq
+          window.clear()
+          size = 0L
+        } else if (size >= 2 * targetFileSize) size -= window.dequeue().fileSize
+      }
+    }
+    groups.toSeq
+  }
 }
 
 object AppendCompactPicker {

@@ -7,16 +7,22 @@ import org.apache.spark.sql.catalyst.InternalRow
 import paimonspark.format.{DataFileMeta, DataFileReader, DeletionFile, FileKind, FileSource, ManifestEntry}
 import paimonspark.table.{FileStoreTable, Predicate}
 import paimonspark.table.scan.ScanPlanner
-import paimonspark.table.write.{AppendVectors, AppendWriter, TableCommit}
+import paimonspark.table.write.{AppendBuckets, AppendVectors, AppendWriter, TableCommit}
 
 /**
  * Small files of one partition of an append table, to be rewritten together in this order, less
  * the rows their deletion vectors mark (planned from `snapshot`).
  */
 final case class AppendCompactTask(partition: Array[Byte], bucket: Int, files: Seq[DataFileMeta],
-    deletionFiles: Map[String, DeletionFile] = Map.empty, snapshot: Option[Long] = None) {
+    deletionFiles: Map[String, DeletionFile] = Map.empty, snapshot: Option[Long] = None, totalBuckets: Int = -1) {
   // Bucket-unaware tables record their one bucket as 0 and the bucket count as -1.
-  def replaced: Seq[ManifestEntry] = files.map(ManifestEntry(FileKind.Delete, partition, bucket, -1, _))
+  def replaced: Seq[ManifestEntry] = files.map(ManifestEntry(FileKind.Delete, partition, bucket, totalBuckets, _))
+
+  /** Where the rewritten rows go: the same bucket, numbered on from the first file's smallest sequence number. */
+  def output: AppendBuckets = {
+    val first = files.head.minSequenceNumber
+    if (totalBuckets > 0) AppendBuckets.One(bucket, totalBuckets, first) else AppendBuckets.Unaware(first)
+  }
 }
 
 /** What one task wrote for an [[AppendCompactTask]]. */
@@ -40,10 +46,15 @@ object AppendCompaction {
       .filter(split => partitions.forall(_.contains(ByteBuffer.wrap(split.partitionBytes))))
       .flatMap { split =>
         // Another engine's ORC or Avro files cannot be read here, so they stay as they are.
-        picker.pick(split.files.filter(_.fileName.endsWith(".parquet"))).map { files =>
+        // Another engine's ORC or Avro files cannot be read here, so they stay as they are; in a
+        // bucketed table they keep the files around them in place, as only neighbours are merged.
+        val readable = (f: DataFileMeta) => f.fileName.endsWith(".parquet")
+        val groups = if (split.totalBuckets > 0) picker.pickInOrder(split.files.sortBy(_.minSequenceNumber), readable)
+          else picker.pick(split.files.filter(readable))
+        groups.map { files =>
           val names = files.map(_.fileName).toSet
           AppendCompactTask(split.partitionBytes, split.bucket, files, split.deletionFiles.filter(d => names(d._1)),
-            latest.map(_.id))
+            latest.map(_.id), split.totalBuckets)
         }
       }
   }
@@ -53,7 +64,7 @@ object AppendCompaction {
    * as compaction output, numbered on from the first file's smallest sequence number as Paimon does.
    */
   def run(table: FileStoreTable, task: AppendCompactTask, reader: DataFileReader): AppendCompactResult = {
-    val writer = new AppendWriter(table, FileSource.Compact, task.files.head.minSequenceNumber)
+    val writer = new AppendWriter(table, FileSource.Compact, task.output)
     val vectors = DeletionFile.readAll(table.io, task.deletionFiles)
     try {
       task.files.foreach { file =>

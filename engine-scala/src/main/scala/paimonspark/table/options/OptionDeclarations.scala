@@ -42,7 +42,6 @@ private[table] trait OptionDeclarations {
   protected val ResultsStay = "it tunes Paimon's own runtime (memory, threads, caches, I/O) and changes no result"
   protected val FlinkOnly = "it configures a Flink job (watermarks, checkpoints, its sinks' parallelism)"
   protected val NoFileIndexes = "this engine writes no file indexes; readers that skip without them read the same rows"
-  protected val BucketedAppend = "append tables with fixed buckets are not written here yet"
   protected val Lookup = "the lookup changelog producer here probes data files directly, without Paimon's lookup cache"
   protected val Variant = "it applies to VARIANT columns, which are refused on their own"
   protected val Blob = "it applies to BLOB columns, which are refused on their own"

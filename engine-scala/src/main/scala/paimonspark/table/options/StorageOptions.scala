@@ -30,9 +30,8 @@ private[table] object StorageOptions extends OptionDeclarations {
       case _ => ()
     }, ReadWrite),
     implemented("bucket-key", text),
-    noEffect("bucket-append-ordered", bool, "true", BucketedAppend),
-    implemented("bucket-function.type", enumOf("BucketFunctionType", "default", "mod", "hive"), "default",
-      only("default")("rows would land in other buckets than other engines expect"), WriteOnly),
+    implemented("bucket-append-ordered", bool, "true"),
+    implemented("bucket-function.type", enumOf("BucketFunctionType", "default", "mod", "hive"), "default"),
     implemented("primary-key", text),
     implemented("partition", text),
     implemented("path", text),

@@ -2,23 +2,22 @@ package paimonspark.table.scan
 
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 
-import paimonspark.format.{BinaryRow, BucketHash, TableSchema}
-import paimonspark.table.{KeyLayout, Predicate, TableOptions}
+import paimonspark.format.TableSchema
+import paimonspark.table.{BucketFunctionType, KeyLayout, Predicate, TableOptions}
 
 /**
- * The buckets a filter can match in a table with fixed buckets: when it pins every bucket-key
- * column to one or a few values (`=`, `IN`, under `AND`), only the buckets of those keys, which is
- * what makes a point lookup read one bucket. None means every bucket, as for tables whose
- * `bucket-function.type` is not Paimon's default hash (read here, but never pruned). The buckets
- * depend on the bucket count, which a rescaled table's partitions need not share.
+ * The buckets a filter can match in a table with fixed buckets (primary-key or bucketed append):
+ * when it pins every bucket-key column to one or a few values (`=`, `IN`, under `AND`), only the
+ * buckets of those keys by the table's bucket function, which is what makes a point lookup read one
+ * bucket. None means every bucket. The buckets depend on the bucket count, which a rescaled table's
+ * partitions need not share.
  */
 object BucketFilter {
   private val MaxKeys = 1000
 
   /** For a filter that pins the bucket key: the buckets it matches among a given number of buckets. */
   def buckets(table: String, schema: TableSchema, filter: Predicate): Option[Int => Set[Int]] = {
-    val options = TableOptions(schema.options)
-    if (schema.primaryKeys.isEmpty || options.bucket <= 0 || !options.defaultBucketFunction) return None
+    if (TableOptions(schema.options).bucket <= 0) return None
     val layout = KeyLayout.of(table, schema)
     val fields = layout.bucketKeys.map(schema.fieldNames.indexOf(_))
     val pinned = values(filter)
@@ -29,10 +28,14 @@ object BucketFilter {
       }
       if (combinations.size > MaxKeys || combinations.exists(_.contains(null))) None
       else {
-        val types = fields.map(schema.fields(_).dataType)
-        val hashes = combinations.map(c => BucketHash.hash(BinaryRow.toBytes(types, new GenericInternalRow(c.toArray))))
+        val rows = combinations.map { c =>
+          val row = new GenericInternalRow(schema.fields.size)
+          fields.zip(c).foreach { case (f, v) => row.update(f, v) }
+          row
+        }
+        val function = BucketFunctionType.bucketer(schema, layout.bucketKeys)
         val matched = scala.collection.mutable.Map.empty[Int, Set[Int]]
-        Some(total => matched.getOrElseUpdate(total, hashes.map(BucketHash.bucketOf(_, total)).toSet))
+        Some(total => matched.getOrElseUpdate(total, rows.map(function.bucket(_, total)).toSet))
       }
     }
   }

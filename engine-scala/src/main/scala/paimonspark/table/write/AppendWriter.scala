@@ -1,5 +1,6 @@
 package paimonspark.table.write
 
+import scala.collection.mutable
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.hadoop.fs.Path
@@ -9,14 +10,27 @@ import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjecti
 import paimonspark.format._
 import paimonspark.table.FileStoreTable
 
+/** Which buckets an append writer's rows go to, and where each (partition, bucket)'s sequence numbers start. */
+sealed trait AppendBuckets extends Serializable
+object AppendBuckets {
+  /** Bucket-unaware (bucket 0 of -1); each partition's rows numbered from `firstSequence`. */
+  final case class Unaware(firstSequence: Long = 0L) extends AppendBuckets
+  /** The table's fixed buckets by its bucket function, each numbered on from what it holds (`restored`). */
+  final case class Fixed(restored: WriteRestore) extends AppendBuckets
+  /** Every row into one bucket of `total` from `firstSequence`: a compaction's output. */
+  final case class One(bucket: Int, total: Int, firstSequence: Long) extends AppendBuckets
+}
+
 /**
- * Writes rows of an append table (no primary key, bucket-unaware) into data files (`file.format`), one
- * partition at a time, rolling to a new file at `target-file-size`. Rows are expected grouped by
- * partition (the write asks Spark to sort by partition columns); a partition seen again simply
- * gets another file. Returns the ADD entries for the driver to commit. Compaction writes with it
- * too, as `fileSource` Compact and numbering rows on from `firstSequence`.
+ * Writes rows of an append table (no primary key) into data files (`file.format`), one (partition,
+ * bucket) at a time, rolling to a new file at `target-file-size`. Rows are expected grouped by
+ * partition and bucket (the write asks Spark to sort by them); one seen again simply gets another
+ * file. Within a bucket, rows are numbered in the order they come, which is the order Paimon's
+ * bucketed append keeps. Returns the ADD entries for the driver to commit. Compaction writes with
+ * it too, as `fileSource` Compact.
  */
-final class AppendWriter(table: FileStoreTable, fileSource: Int = FileSource.Append, firstSequence: Long = 0L) {
+final class AppendWriter(table: FileStoreTable, fileSource: Int = FileSource.Append,
+    buckets: AppendBuckets = AppendBuckets.Unaware()) {
   private val schema = table.schema
   private val options = table.options
   private val fileSchema = SparkTypes.physical(SparkTypes.toSparkStruct(schema.fields, withFieldIds = true))
@@ -32,19 +46,33 @@ final class AppendWriter(table: FileStoreTable, fileSource: Int = FileSource.App
   private val targetSize = options.targetFileSize(primaryKey = false)
   private val written = ArrayBuffer.empty[ManifestEntry]
   private val paths = ArrayBuffer.empty[Path]
+  private val (totalBuckets, bucketer) = buckets match {
+    case AppendBuckets.Unaware(_) => (-1, None)
+    case AppendBuckets.Fixed(_) => (options.bucket, Some(new RowBucketer(table, Bucketing.Fixed(options.bucket))))
+    case AppendBuckets.One(_, total, _) => (total, None)
+  }
+  private val fixedBucket = buckets match {
+    case AppendBuckets.One(b, _, _) => b
+    case _ => 0
+  }
+  // The next sequence number of each (partition, bucket) this writer has written to.
+  private val nextSequences = mutable.HashMap.empty[String, Long]
 
   private var partition: UnsafeRow = _
   private var partitionBytes: Array[Byte] = BinaryRow.EmptySerialized
   private var partitionDir: String = ""
+  private var bucket = -1
   private var file: DataFileWriter = _
   private var filePath: Path = _
-  private var nextSequence = firstSequence
+  private var nextSequence = 0L
 
   def write(row: InternalRow): Unit = {
     partitionProjection.foreach { projection =>
       val p = projection(row)
       if (partition == null || p != partition) switchPartition(p.copy())
     }
+    val b = bucketer.fold(fixedBucket)(_.bucketOf(row))
+    if (b != bucket) switchBucket(b)
     if (file == null) openFile()
     file.write(row)
     if ((file.rowCount & 1023) == 0 && file.estimatedSize >= targetSize) closeFile()
@@ -68,10 +96,24 @@ final class AppendWriter(table: FileStoreTable, fileSource: Int = FileSource.App
     partition = p
     partitionBytes = BinaryRow.serialize(partitionTypes, p)
     partitionDir = table.partitionPathOf(p)
+    bucket = -1
+  }
+
+  private def switchBucket(b: Int): Unit = {
+    closeFile()
+    bucket = b
+    val key = PrimaryKeyWriter.sequenceKey(partitionBytes, b)
+    nextSequence = nextSequences.getOrElse(key, buckets match {
+      case AppendBuckets.Unaware(first) => first
+      case AppendBuckets.Fixed(restored) =>
+        restored.requireBucketCount(table, partitionBytes, totalBuckets)
+        restored.nextSequences.getOrElse(key, 0L)
+      case AppendBuckets.One(_, _, first) => first
+    })
   }
 
   private def openFile(): Unit = {
-    filePath = table.paths.dataFile(partitionDir, 0, namer.next())
+    filePath = table.paths.dataFile(partitionDir, bucket, namer.next())
     paths += filePath
     file = DataFileWriter.open(table.io, filePath, schema.fields, spec)
   }
@@ -103,6 +145,7 @@ final class AppendWriter(table: FileStoreTable, fileSource: Int = FileSource.App
       firstRowId = None,
       writeCols = None)
     nextSequence += rows
-    written += ManifestEntry(FileKind.Add, partitionBytes, bucket = 0, totalBuckets = -1, meta)
+    nextSequences(PrimaryKeyWriter.sequenceKey(partitionBytes, bucket)) = nextSequence
+    written += ManifestEntry(FileKind.Add, partitionBytes, bucket, totalBuckets, meta)
   }
 }

@@ -10,12 +10,11 @@ import org.apache.spark.sql.execution.UnsafeExternalRowSorter
 import org.apache.spark.sql.types._
 import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
 
-import paimonspark.{InvalidDataException, InvalidOptionException}
+import paimonspark.InvalidDataException
 import paimonspark.format._
 import paimonspark.lsm.{DataFileSettings, KeyValue, KeyValueFileWriter, MergeEngineSpec, SortedRunMerge}
-import paimonspark.table.{FileStoreTable, KeyLayout, TableOptions}
+import paimonspark.table.{FileStoreTable, KeyLayout}
 import paimonspark.table.options.ChangelogProducer
-import paimonspark.table.scan.ScanPlanner
 
 /**
  * The executor side of a write to a primary-key table, as Paimon's merge-tree writer does it: rows
@@ -25,7 +24,7 @@ import paimonspark.table.scan.ScanPlanner
  * arrival order; a bucket's sequence numbers continue from `restored` (highest committed + 1), so
  * every new version is newer than what the bucket holds.
  */
-final class PrimaryKeyWriter(table: FileStoreTable, restored: PrimaryKeyWriter.Restored, bucketing: Bucketing) {
+final class PrimaryKeyWriter(table: FileStoreTable, restored: WriteRestore, bucketing: Bucketing) {
   import PrimaryKeyWriter._
 
   private val schema = table.schema
@@ -207,7 +206,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, restored: PrimaryKeyWriter.R
         bucket = kv.getInt(bucketOrdinal)
         partition = p.copy()
         partitionBytes = BinaryRow.serialize(partitionTypes, partition)
-        checkBucketCount()
+        restored.requireBucketCount(table, partitionBytes, layout.buckets)
         base = restored.nextSequences.getOrElse(sequenceKey(partitionBytes, bucket), 0L)
         writer = new KeyValueFileWriter(fileSettings, table.paths.bucketDir(table.partitionPathOf(partition), bucket),
           schema.fields, trimmedKeyIndices, level = 0, FileSource.Append)
@@ -222,17 +221,6 @@ final class PrimaryKeyWriter(table: FileStoreTable, restored: PrimaryKeyWriter.R
     }
 
     def abort(): Unit = all.foreach(_.abort())
-
-    /** Paimon's check: a partition's files share one bucket count, which only an overwrite changes. */
-    private def checkBucketCount(): Unit = restored.partitionBuckets.get(partitionKey(partitionBytes)).foreach { previous =>
-      if (layout.buckets > 0 && previous != layout.buckets) {
-        val where = if (!partitioned) "table" else
-          table.partitionPathOf(partition).stripSuffix("/").split('/').mkString("partition {", ", ", "}")
-        throw new InvalidOptionException(TableOptions.Bucket, s"table $name: Try to write $where with a new bucket num " +
-          s"${layout.buckets}, but the previous bucket num is $previous. Please switch to batch mode, and perform " +
-          "INSERT OVERWRITE (or CALL sys.rescale) to rescale current data layout first.")
-      }
-    }
   }
 }
 
@@ -240,23 +228,4 @@ object PrimaryKeyWriter {
   /** How `nextSequences` names a bucket. */
   def sequenceKey(partition: Array[Byte], bucket: Int): String =
     s"$bucket:${java.util.Base64.getEncoder.encodeToString(partition)}"
-
-  private def partitionKey(partition: Array[Byte]): String = java.util.Base64.getEncoder.encodeToString(partition)
-
-  /**
-   * What a write continues from, the live files of the snapshot it starts from (`snapshotId`): each
-   * bucket's next sequence number, and the bucket count each partition's files were written with.
-   */
-  final case class Restored(snapshotId: Option[Long], nextSequences: Map[String, Long], partitionBuckets: Map[String, Int]) {
-    /** For a write that replaces the partitions it writes: what they held binds it to no bucket count. */
-    def replacingPartitions: Restored = copy(partitionBuckets = Map.empty)
-  }
-
-  def restore(table: FileStoreTable): Restored = {
-    val snapshot = table.snapshotManager.latest()
-    val splits = ScanPlanner.forMetadata(table).plan(snapshot, None)
-    Restored(snapshot.map(_.id),
-      splits.map(s => sequenceKey(s.partitionBytes, s.bucket) -> (s.files.map(_.maxSequenceNumber).max + 1)).toMap,
-      splits.filter(_.totalBuckets > 0).map(s => partitionKey(s.partitionBytes) -> s.totalBuckets).toMap)
-  }
 }

@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
 
 import paimonspark.format._
-import paimonspark.table.{FileStoreTable, KeyLayout}
+import paimonspark.table.{BucketFunctionType, FileStoreTable, KeyLayout}
 
 /** How a write puts rows into buckets; planned on the driver. */
 sealed trait Bucketing extends Serializable
@@ -56,18 +56,18 @@ final class RowBucketer(table: FileStoreTable, bucketing: Bucketing) {
     val i = schema.fieldNames.indexOf(n)
     BoundReference(i, columns(i).dataType, nullable = true)
   })
-  private val hashedKey = if (bucketing.isInstanceOf[Bucketing.Fixed]) layout.bucketKeys else layout.trimmedKeys
-  private val hashed = new BinaryRowWriter(hashedKey.map(k => schema.field(k).dataType), hashedKey.map(schema.fieldNames.indexOf))
+  // Fixed buckets by the table's bucket function over the bucket key; dynamic ones by the key's hash.
+  private val function = BucketFunctionType.bucketer(schema,
+    if (bucketing.isInstanceOf[Bucketing.Fixed]) layout.bucketKeys else layout.trimmedKeys)
   private val toPartition = projection(schema.partitionKeys)
   private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
   private val assigners = mutable.HashMap.empty[(UnsafeRow, Int), (Array[Byte], DynamicBucketAssigner)]
 
-  def bucketOf(row: InternalRow): Int = {
-    val length = hashed.write(row)
-    val hash = BucketHash.hash(hashed.buffer, length)
+  def bucketOf(row: InternalRow): Int =
     bucketing match {
-      case Bucketing.Fixed(n) => BucketHash.bucketOf(hash, n)
+      case Bucketing.Fixed(n) => function.bucket(row, n)
       case d: Bucketing.Dynamic =>
+        val hash = function.hash(row)
         val assignId = DynamicBucketAssigner.assignerOf(hash, d.assigners)
         val partition = toPartition(row)
         assigners.getOrElseUpdate((partition.copy(), assignId), {
@@ -77,7 +77,6 @@ final class RowBucketer(table: FileStoreTable, bucketing: Bucketing) {
           (bytes, new DynamicBucketAssigner(assignId, d.assigners, d.targetRowNum, d.maxBuckets, existing))
         })._2.assign(hash)
     }
-  }
 
   /** Writes a complete HASH index file for every bucket that got new keys. */
   def writeIndexes(): Seq[IndexChange] = bucketing match {
