@@ -3,7 +3,7 @@
 
 import pytest
 
-from conftest import commit_kinds, oracle_rows, rows
+from conftest import commit_kinds, oracle_rows, rows, table_dir
 from paimon_spark import InvalidOptionError, PaimonTable, SnapshotNotFoundError, UnsupportedFeatureError
 
 
@@ -228,3 +228,41 @@ def test_bad_rescales_are_refused(spark):
     spark.sql("INSERT INTO paimon.default.dynscale VALUES (1, 'a')")
     with pytest.raises(UnsupportedFeatureError, match="fixed bucket count"):
         spark.sql("CALL paimon.sys.rescale(table => 'default.dynscale', bucket_num => 4)")
+
+
+def test_postpone_bucket_tables_hide_rows_until_compaction_assigns_buckets(spark, oracle, warehouse):
+    spark.sql("CREATE TABLE paimon.default.postponed (dt STRING, id INT, v STRING) PARTITIONED BY (dt) "
+              "TBLPROPERTIES ('primary-key' = 'dt,id', 'bucket' = '-2', 'postpone.default-bucket-num' = '3')")
+    # A batch write goes straight into fixed buckets, as Paimon's Spark writer does: Spark's parallelism of them.
+    spark.sql("INSERT INTO paimon.default.postponed SELECT 'a', CAST(id AS INT), 'v1' FROM range(0, 20)")
+    assert len(rows(spark.table("paimon.default.postponed"))) == 20
+    assert buckets(oracle, "postponed") == {("a",): [0, 1]}
+    # Without it, writes land in the postpone bucket, which readers skip, deletes included.
+    spark.sql("ALTER TABLE paimon.default.postponed SET TBLPROPERTIES ('postpone.batch-write-fixed-bucket' = 'false')")
+    spark.sql("INSERT INTO paimon.default.postponed SELECT dt, CAST(id AS INT), 'v2' FROM "
+              "VALUES ('a'), ('b') AS p(dt), range(10, 30)")
+    spark.sql("DELETE FROM paimon.default.postponed WHERE dt = 'a' AND id < 5")
+    assert rows(spark.table("paimon.default.postponed")) == [("a", i, "v1") for i in range(20)]
+    assert (table_dir(warehouse, "postponed") / "dt=b" / "bucket-postpone").is_dir()
+    assert spark.sql("SELECT count(*) FROM paimon.default.`postponed$files` WHERE bucket = -2").first()[0] > 0
+    query = (spark.readStream.table("paimon.default.postponed").writeStream.format("memory").queryName("pp")
+             .trigger(availableNow=True).start())
+    with pytest.raises(Exception, match="postpone-bucket table"):
+        query.awaitTermination(60)
+    # Compaction moves them: into the partition's two buckets, or postpone.default-bucket-num in a new one.
+    assert spark.sql("CALL paimon.sys.compact(table => 'default.postponed')").collect()[0]["result"] is True
+    expected = sorted([("a", i, "v1") for i in range(5, 10)] + [("a", i, "v2") for i in range(10, 30)] +
+                      [("b", i, "v2") for i in range(10, 30)])
+    assert rows(spark.table("paimon.default.postponed")) == expected
+    assert oracle_rows(oracle, "postponed") == expected
+    assert buckets(oracle, "postponed") == {("a",): [0, 1], ("b",): [0, 1, 2]}
+    assert spark.sql("SELECT count(*) FROM paimon.default.`postponed$files` WHERE bucket = -2").first()[0] == 0
+
+
+def test_bad_postpone_tables_are_refused(spark, warehouse):
+    with pytest.raises(UnsupportedFeatureError, match="The number of buckets needs to be greater than 0"):
+        spark.sql("CREATE TABLE paimon.default.pp_append (id INT) TBLPROPERTIES ('bucket' = '-2')")
+    with pytest.raises(InvalidOptionError, match="postpone.default-bucket-num"):
+        spark.sql("CREATE TABLE paimon.default.pp_bad (id INT) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '-2', "
+                  "'postpone.default-bucket-num' = '0')")
+    assert not table_dir(warehouse, "pp_append").exists() and not table_dir(warehouse, "pp_bad").exists()

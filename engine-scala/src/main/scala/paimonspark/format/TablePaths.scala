@@ -41,15 +41,18 @@ final class TablePaths(val root: Path, val branch: String = TablePaths.MainBranc
 
   def statisticsDir: Path = new Path(root, "statistics")
 
-  /** `<root>/<partition path>/bucket-<n>`; the partition path is empty for unpartitioned tables. */
+  /** `<root>/<partition path>/bucket-<n>` (`bucket-postpone` for -2); the partition path is empty for unpartitioned tables. */
   def bucketDir(partitionPath: String, bucket: Int): Path =
-    new Path(if (partitionPath.isEmpty) root else new Path(root, partitionPath), s"bucket-$bucket")
+    new Path(if (partitionPath.isEmpty) root else new Path(root, partitionPath),
+      if (bucket == TablePaths.PostponeBucket) "bucket-postpone" else s"bucket-$bucket")
 
   def dataFile(partitionPath: String, bucket: Int, fileName: String): Path =
     new Path(bucketDir(partitionPath, bucket), fileName)
 }
 
 object TablePaths {
+  /** The bucket of rows a postpone-bucket table (`bucket` = -2) has not yet assigned to a bucket. */
+  val PostponeBucket = -2
   val SchemaPrefix = "schema-"
   val SnapshotPrefix = "snapshot-"
   val ChangelogPrefix = "changelog-"

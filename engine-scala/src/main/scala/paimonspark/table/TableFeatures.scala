@@ -71,7 +71,7 @@ object TableFeatures {
           "this index type is unknown here, and what it changes cannot be told")
       }
 
-  /** A data file that only another engine's reader reads right: another format, a column subset, a postpone bucket. */
+  /** A data file that only another engine's reader reads right: another format, a column subset. */
   def requireDataFile(table: FileStoreTable, bucket: Int, file: DataFileMeta): Unit = {
     val format = DataFileFormat.of(file.fileName)
     if (!DataFileFormat.Readable(format)) {
@@ -85,14 +85,7 @@ object TableFeatures {
       throw refusal(table, "data-evolution.enabled", s"data files holding some of a row's columns " +
         s"(${file.fileName} holds ${columns.mkString(", ")})", "rows spread over several files are not merged")
     }
-    if (bucket == PostponeBucket) {
-      throw refusal(table, TableOptions.Bucket, s"postpone-bucket files (${file.fileName})",
-        "Paimon's readers skip them until a compaction moves them into buckets")
-    }
   }
-
-  /** The bucket of files a postpone-bucket table has not yet assigned. */
-  val PostponeBucket: Int = -2
 
   private def verb(access: Access): String = if (access == Access.Read) "read" else "written"
 

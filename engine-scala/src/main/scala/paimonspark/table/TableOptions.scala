@@ -82,6 +82,10 @@ final case class TableOptions(raw: Map[String, String]) {
 
   def dynamicBucketTargetRowNum: Long = long(DynamicTargetRowNum)
   def dynamicBucketMaxBuckets: Int = int(DynamicMaxBuckets)
+  def postponeBatchWriteFixedBucket: Boolean = flag("postpone.batch-write-fixed-bucket")
+  def postponeBatchWriteMaxParallelism: Int = int("postpone.batch-write-fixed-bucket.max-parallelism")
+  /** `postpone.default-bucket-num` when the table sets it: Paimon's Spark compaction uses Spark's parallelism otherwise. */
+  def postponeDefaultBucketNum: Option[Int] = raw.get("postpone.default-bucket-num").map(_.trim.toInt)
   def dynamicBucketAssigners: Option[Int] =
     get(DynamicAssignerParallelism).orElse(get(DynamicInitialBuckets)).map(_.trim.toInt)
 

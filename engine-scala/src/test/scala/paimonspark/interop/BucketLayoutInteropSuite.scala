@@ -49,4 +49,26 @@ class BucketLayoutInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
       }
     }
   }
+
+  test("postpone bucket: Java's postponed rows are unread here until our compaction assigns them, then Java reads them") {
+    sql("CREATE TABLE paimon.default.postponed (k INT NOT NULL, s STRING, n BIGINT) TBLPROPERTIES ('primary-key' = 'k', " +
+      "'bucket' = '-2', 'postpone.default-bucket-num' = '3')")
+    java.insert("default.postponed", rows: _*)
+    assert(ours("SELECT * FROM paimon.default.postponed").isEmpty)
+    assert(java.rows("default.postponed").isEmpty)
+    sql("CALL paimon.sys.compact(table => 'default.postponed')")
+    assert(java.rows("default.postponed") == JavaPaimon.sorted(rows))
+    assert(java.buckets("default.postponed").values.toSet == Set(0, 1, 2))
+    // A batch write of ours goes into the three buckets; Java's newer postponed version wins after compaction.
+    sql("INSERT INTO paimon.default.postponed VALUES (0, 'ours', 0), (1, 'ours', 1)")
+    java.insert("default.postponed", Seq(1, "java", 2L))
+    sql("CALL paimon.sys.compact(table => 'default.postponed')")
+    val expected = JavaPaimon.sorted(rows.map {
+      case Seq(0, _, _) => Seq(0, "ours", 0L)
+      case Seq(1, _, _) => Seq(1, "java", 2L)
+      case r => r
+    })
+    assert(java.rows("default.postponed") == expected)
+    assert(ours("SELECT * FROM paimon.default.postponed") == expected)
+  }
 }

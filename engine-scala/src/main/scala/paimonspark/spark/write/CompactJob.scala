@@ -7,9 +7,11 @@ import scala.reflect.ClassTag
 
 import org.apache.spark.sql.SparkSession
 
+import paimonspark.format.TablePaths
 import paimonspark.spark.read.SparkFileReader
 import paimonspark.table.{FileStoreTable, Predicate, TableFeatures}
-import paimonspark.table.compact.{AppendCompaction, TableCompaction}
+import paimonspark.table.compact.{AppendCompaction, PostponeCompaction, TableCompaction}
+import paimonspark.table.write.WriteRestore
 
 /**
  * Compacts a table as a Spark job and commits one COMPACT snapshot. Primary-key tables: one task per
@@ -25,13 +27,26 @@ object CompactJob {
     TableFeatures.requireWritable(table)
     if (!table.isPrimaryKeyTable) compactAppendTable(table, filter, None)
     else {
+      val assigned = if (table.options.bucket == TablePaths.PostponeBucket) assignPostponed(table, filter) else None
       val tasks = TableCompaction.plan(table, filter, full, buckets)
-      if (tasks.isEmpty) None
+      if (tasks.isEmpty) assigned
       else {
         val reader = SparkFileReader.forCompaction(table)
         val results = runTasks(table, s"${tasks.size} buckets", tasks)(TableCompaction.run(table, _, reader))
-        TableCompaction.commit(table, UUID.randomUUID().toString, results)
+        TableCompaction.commit(table, UUID.randomUUID().toString, results).orElse(assigned)
       }
+    }
+  }
+
+  /** A postpone-bucket table's postpone rows moved into real buckets, one task per partition. */
+  private def assignPostponed(table: FileStoreTable, filter: Option[Predicate]): Option[Long] = {
+    val tasks = PostponeCompaction.plan(table, filter, SparkSession.active.sparkContext.defaultParallelism)
+    if (tasks.isEmpty) None
+    else {
+      val (restored, reader) = (WriteRestore.of(table), SparkFileReader.forCompaction(table))
+      val written = runTasks(table, s"the postpone bucket of ${tasks.size} partitions", tasks)(
+        PostponeCompaction.run(table, _, restored, reader))
+      PostponeCompaction.commit(table, UUID.randomUUID().toString, tasks, written)
     }
   }
 

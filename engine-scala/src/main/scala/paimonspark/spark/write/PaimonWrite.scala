@@ -10,7 +10,7 @@ import org.apache.spark.sql.connector.write._
 import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
 
 import paimonspark.CommitConflictException
-import paimonspark.format.{ManifestEntry, SnapshotJson}
+import paimonspark.format.{ManifestEntry, SnapshotJson, TablePaths}
 import paimonspark.spark.SparkTable
 import paimonspark.spark.catalog.{BucketFunction, PaimonFunctions}
 import paimonspark.table.{BucketFunctionType, KeyLayout}
@@ -50,11 +50,15 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
   /** The bucket of a row as the writers compute it: the table's bucket function, or the dynamic assigner. */
   private def bucketOfRow: Expression = {
     val layout = KeyLayout.of(table.name(), store.schema)
-    val (function, n, columns) = bucketing match {
-      case Bucketing.Fixed(buckets) => (PaimonFunctions.of(BucketFunctionType.of(store.options)), buckets, layout.bucketKeys)
+    val function = PaimonFunctions.of(BucketFunctionType.of(store.options))
+    // A postpone-bucket write clusters by its default count: a key is written by one task all the same.
+    val (name, n, columns) = bucketing match {
+      case Bucketing.Fixed(buckets) => (function, buckets, layout.bucketKeys)
+      case Bucketing.PerPartition(_, default) => (function, default, layout.bucketKeys)
+      case Bucketing.Postpone => (BucketFunction.Name, SparkSession.active.sparkContext.defaultParallelism, layout.trimmedKeys)
       case d: Bucketing.Dynamic => (BucketFunction.Name, d.assigners, layout.trimmedKeys)
     }
-    Expressions.apply(function, (Expressions.literal(n) +: columns.map(Expressions.column)): _*)
+    Expressions.apply(name, (Expressions.literal(n) +: columns.map(Expressions.column)): _*)
   }
 
   /** Append tables: sorted by partition (and bucket), so a task keeps one file open at a time. */
@@ -97,7 +101,10 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
     // What is replaced is decided only now: a copy-on-write scan may have narrowed its files at run time.
     new TableCommit(store, commitUser).commit(entries, replaces.map(_()), written.flatMap(_.index),
       written.flatMap(_.changelog), identifier, bucketsPlannedAt = plannedAt)
-    if (entries.nonEmpty && !store.options.writeOnly) compactWritten(entries, identifier)
+    // Postpone-bucket tables are compacted by CALL only, as Paimon's writers leave them.
+    if (entries.nonEmpty && !store.options.writeOnly && store.options.bucket != TablePaths.PostponeBucket) {
+      compactWritten(entries, identifier)
+    }
   }
 
   /**
@@ -112,7 +119,8 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
 
   /** Sequence numbers and dynamic-bucket indexes continue from what the last batch committed. */
   override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory = {
-    val batch = writerFactory(Bucketing.plan(store, SparkSession.active.sparkContext.defaultParallelism, replaces.isDefined))
+    val batch = writerFactory(Bucketing.plan(store, SparkSession.active.sparkContext.defaultParallelism, replaces.isDefined,
+      streaming = true))
     (partitionId: Int, taskId: Long, _: Long) => batch.createWriter(partitionId, taskId)
   }
 

@@ -3,9 +3,9 @@ package paimonspark.table.changes
 import java.nio.ByteBuffer
 import java.time.{Instant, ZoneId}
 
-import paimonspark.{InvalidOptionException, SchemaMismatchException, SnapshotNotFoundException}
-import paimonspark.format.{CommitKind, DataFileMeta, FileKind, Snapshot}
-import paimonspark.table.FileStoreTable
+import paimonspark.{InvalidOptionException, SchemaMismatchException, SnapshotNotFoundException, UnsupportedFeatureException}
+import paimonspark.format.{CommitKind, DataFileMeta, FileKind, Snapshot, TablePaths}
+import paimonspark.table.{FileStoreTable, TableOptions}
 import paimonspark.table.options.ChangelogProducer
 import paimonspark.table.scan.{DataSplit, ScanMode, ScanPlanner, TimeTravel}
 
@@ -53,6 +53,14 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
     throw new InvalidOptionException(StreamPlanner.ReadOverwriteKey, s"table ${table.name}: " +
       s"'${StreamPlanner.ReadOverwriteKey}' cannot be used with changelog-producer ${table.options.changelogProducer}, " +
       "whose changelog already holds what an overwrite changes; it would read those changes twice")
+  }
+  // A postpone-bucket table's rows reach real buckets only in compactions, which a stream reads
+  // only as the changelog a lookup or full-compaction producer writes there.
+  if (table.options.bucket == TablePaths.PostponeBucket &&
+      !Set(ChangelogProducer.Lookup, ChangelogProducer.FullCompaction)(table.options.changelogProducer)) {
+    throw new UnsupportedFeatureException(s"table ${table.name}: a postpone-bucket table (bucket = -2) is streamed " +
+      s"with changelog-producer 'lookup' or 'full-compaction' only, not '${table.options.changelogProducer}': its rows " +
+      "become readable in compactions, which a stream reads only as the changelog those write", TableOptions.Bucket)
   }
 
   // Admission control walks a snapshot piece by piece: its pieces are planned once. Snapshots never

@@ -46,7 +46,6 @@ private[table] trait OptionDeclarations {
   protected val Variant = "it applies to VARIANT columns, which are refused on their own"
   protected val Blob = "it applies to BLOB columns, which are refused on their own"
   protected val Global = "it applies to global indexes, whose index files are refused on their own"
-  protected val Postpone = "it applies to postpone-bucket tables (bucket = -2), which are refused on their own"
   protected val Clustering = "clustering (sorting append files by columns) is not implemented"
 
   protected def zone(key: String, value: String): Unit =

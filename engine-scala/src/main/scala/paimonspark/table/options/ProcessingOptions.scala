@@ -31,9 +31,11 @@ private[table] object ProcessingOptions extends OptionDeclarations {
     noEffect("cross-partition-upsert.index-ttl", time, null, "it applies to cross-partition upserts, refused on their own"),
     noEffect("cross-partition-upsert.bootstrap-parallelism", AnyInt, "10",
       "it applies to cross-partition upserts, refused on their own"),
-    noEffect("postpone.batch-write-fixed-bucket", bool, "true", Postpone),
-    noEffect("postpone.batch-write-fixed-bucket.max-parallelism", AnyInt, "2048", Postpone),
-    noEffect("postpone.default-bucket-num", AnyInt, "1", Postpone),
+    implemented("postpone.batch-write-fixed-bucket", bool, "true"),
+    implemented("postpone.batch-write-fixed-bucket.max-parallelism", AnyInt, "2048", (k, v) =>
+      if (v.trim.toInt <= 0) invalid(k, v, "a positive number")),
+    implemented("postpone.default-bucket-num", AnyInt, "1", (k, v) =>
+      if (v.trim.toInt <= 0) invalid(k, v, "a positive number")),
     noEffect("overwrite-upgrade", bool, "true", "upgrading overwritten files to a higher level moves files, not rows"),
 
     // ---- writing, sorting and spilling ----

@@ -25,8 +25,7 @@ private[table] object StorageOptions extends OptionDeclarations {
     implemented("type", enumOf("TableType", "table", "format-table", "materialized-table", "object-table",
       "lance-table", "iceberg-table"), "table", only("table")("only Paimon's own table layout is read and written"), ReadWrite),
     implemented("bucket", AnyInt, "-1", (k, v) => v.trim.toInt match {
-      case -2 => unsupported(k, v, "postpone buckets")
-      case n if n == 0 || n < -2 => invalid(k, v, "-1 (dynamic) or positive")
+      case n if n == 0 || n < -2 => invalid(k, v, "-1 (dynamic), -2 (postpone) or positive")
       case _ => ()
     }, ReadWrite),
     implemented("bucket-key", text),

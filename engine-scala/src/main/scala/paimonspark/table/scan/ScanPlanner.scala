@@ -81,7 +81,10 @@ final class ScanPlanner(table: FileStoreTable, checksFeatures: Boolean = true, a
     val keepPartition = (e: ManifestEntry) => buckets.forall(b => b(if (e.totalBuckets > 0) e.totalBuckets
       else table.options.bucket).contains(e.bucket)) &&
       filter.forall(f => partitions.mayMatch(f, partitionOf(e)))
+    // Rows of a postpone-bucket table's postpone bucket are not read until a compaction assigns them
+    // buckets, as in Paimon; plans of metadata list those files too.
     val kept = entries(manifests, keepPartition)
+      .filter(e => !checksFeatures || e.bucket != TablePaths.PostponeBucket)
       .filter(e => filter.forall(f => rangeFilter.mayMatch(f, fileRange(partitionOf(e), e.file))))
     if (checksFeatures) kept.foreach(e => TableFeatures.requireDataFile(table, e.bucket, e.file))
     kept.groupBy(e => (e.partitionKey, e.bucket)).toSeq.map { case ((_, bucket), entries) =>

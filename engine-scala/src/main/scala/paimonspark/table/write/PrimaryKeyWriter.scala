@@ -194,6 +194,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, restored: WriteRestore, buck
     private var bucket = -1
     private var partition: UnsafeRow = _
     private var partitionBytes: Array[Byte] = _
+    private var total = 0
     private var writer: KeyValueFileWriter = _
     private var base = 0L
     private val all = ArrayBuffer.empty[KeyValueFileWriter]
@@ -206,7 +207,8 @@ final class PrimaryKeyWriter(table: FileStoreTable, restored: WriteRestore, buck
         bucket = kv.getInt(bucketOrdinal)
         partition = p.copy()
         partitionBytes = BinaryRow.serialize(partitionTypes, partition)
-        restored.requireBucketCount(table, partitionBytes, layout.buckets)
+        total = bucketing.totalBuckets(RowBucketer.partitionKey(partitionBytes), layout.buckets)
+        restored.requireBucketCount(table, partitionBytes, total)
         base = restored.nextSequences.getOrElse(sequenceKey(partitionBytes, bucket), 0L)
         writer = new KeyValueFileWriter(fileSettings, table.paths.bucketDir(table.partitionPathOf(partition), bucket),
           schema.fields, trimmedKeyIndices, level = 0, FileSource.Append)
@@ -216,7 +218,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, restored: WriteRestore, buck
     }
 
     def close(): Unit = if (writer != null) {
-      written ++= writer.finish().map(ManifestEntry(FileKind.Add, partitionBytes, bucket, layout.buckets, _))
+      written ++= writer.finish().map(ManifestEntry(FileKind.Add, partitionBytes, bucket, total, _))
       writer = null
     }
 

@@ -9,9 +9,14 @@ import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjecti
 
 import paimonspark.format._
 import paimonspark.table.{BucketFunctionType, FileStoreTable, KeyLayout}
+import paimonspark.table.scan.ScanPlanner
 
 /** How a write puts rows into buckets; planned on the driver. */
-sealed trait Bucketing extends Serializable
+sealed trait Bucketing extends Serializable {
+  /** The bucket count a write records for its files of a partition (by [[RowBucketer.partitionKey]]). */
+  def totalBuckets(partition: String, tableBuckets: Int): Int = tableBuckets
+}
+
 object Bucketing {
   /** `bucket` = N: Paimon's bucket function over the bucket key. */
   final case class Fixed(buckets: Int) extends Bucketing
@@ -22,11 +27,24 @@ object Bucketing {
    */
   final case class Dynamic(assigners: Int, targetRowNum: Long, maxBuckets: Int,
       index: Map[String, Seq[IndexFileEntry]]) extends Bucketing
+  /**
+   * `bucket` = -2, a batch write with `postpone.batch-write-fixed-bucket`: as Paimon's Spark writer,
+   * straight into fixed buckets, as many as a partition's files have (`known`), `default` in a new one.
+   */
+  final case class PerPartition(known: Map[String, Int], default: Int) extends Bucketing {
+    def of(partition: String): Int = known.getOrElse(partition, default)
+    override def totalBuckets(partition: String, tableBuckets: Int): Int = of(partition)
+  }
+  /** `bucket` = -2 otherwise: into the postpone bucket, unread until a compaction assigns buckets. */
+  case object Postpone extends Bucketing
 
-  def plan(table: FileStoreTable, assigners: => Int, overwrite: Boolean): Bucketing = {
+  def plan(table: FileStoreTable, assigners: => Int, overwrite: Boolean, streaming: Boolean = false): Bucketing = {
     val options = table.options
     if (options.bucket > 0) Fixed(options.bucket)
-    else {
+    else if (options.bucket == TablePaths.PostponeBucket) {
+      if (streaming || !options.postponeBatchWriteFixedBucket) Postpone
+      else PerPartition(knownBuckets(table), math.min(assigners, options.postponeBatchWriteMaxParallelism))
+    } else {
       val files = if (overwrite) Nil else table.newManifestStore().indexFiles(table.snapshotManager.latest())
         .filter(_.indexType == IndexManifestAvro.HashIndex)
       val n = options.dynamicBucketAssigners.getOrElse(assigners)
@@ -34,6 +52,11 @@ object Bucketing {
         files.groupBy(f => RowBucketer.partitionKey(f.partition)))
     }
   }
+
+  /** The bucket count of each partition of a postpone-bucket table that has files in real buckets. */
+  def knownBuckets(table: FileStoreTable): Map[String, Int] =
+    ScanPlanner.forMetadata(table).plan(table.snapshotManager.latest(), None).filter(_.totalBuckets > 0)
+      .map(s => RowBucketer.partitionKey(s.partitionBytes) -> s.totalBuckets).toMap
 }
 
 /**
@@ -58,7 +81,7 @@ final class RowBucketer(table: FileStoreTable, bucketing: Bucketing) {
   })
   // Fixed buckets by the table's bucket function over the bucket key; dynamic ones by the key's hash.
   private val function = BucketFunctionType.bucketer(schema,
-    if (bucketing.isInstanceOf[Bucketing.Fixed]) layout.bucketKeys else layout.trimmedKeys)
+    if (bucketing.isInstanceOf[Bucketing.Dynamic]) layout.trimmedKeys else layout.bucketKeys)
   private val toPartition = projection(schema.partitionKeys)
   private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
   private val assigners = mutable.HashMap.empty[(UnsafeRow, Int), (Array[Byte], DynamicBucketAssigner)]
@@ -66,6 +89,9 @@ final class RowBucketer(table: FileStoreTable, bucketing: Bucketing) {
   def bucketOf(row: InternalRow): Int =
     bucketing match {
       case Bucketing.Fixed(n) => function.bucket(row, n)
+      case p: Bucketing.PerPartition =>
+        function.bucket(row, p.of(RowBucketer.partitionKey(BinaryRow.serialize(partitionTypes, toPartition(row)))))
+      case Bucketing.Postpone => TablePaths.PostponeBucket
       case d: Bucketing.Dynamic =>
         val hash = function.hash(row)
         val assignId = DynamicBucketAssigner.assignerOf(hash, d.assigners)
@@ -80,7 +106,7 @@ final class RowBucketer(table: FileStoreTable, bucketing: Bucketing) {
 
   /** Writes a complete HASH index file for every bucket that got new keys. */
   def writeIndexes(): Seq[IndexChange] = bucketing match {
-    case _: Bucketing.Fixed => Nil
+    case _: Bucketing.Fixed | _: Bucketing.PerPartition | Bucketing.Postpone => Nil
     case d: Bucketing.Dynamic =>
       val namer = new FileNamer(TablePaths.IndexFilePrefix, "")
       assigners.values.toSeq.flatMap { case (partition, assigner) =>

@@ -1,7 +1,5 @@
 package paimonspark.table.write
 
-import java.util.Base64
-
 import paimonspark.InvalidOptionException
 import paimonspark.table.{FileStoreTable, TableOptions}
 import paimonspark.table.scan.ScanPlanner
@@ -17,7 +15,7 @@ final case class WriteRestore(snapshotId: Option[Long], nextSequences: Map[Strin
 
   /** Paimon's check: a partition's files share one bucket count, which only an overwrite changes. */
   def requireBucketCount(table: FileStoreTable, partition: Array[Byte], buckets: Int): Unit =
-    partitionBuckets.get(WriteRestore.partitionKey(partition)).foreach { previous =>
+    partitionBuckets.get(RowBucketer.partitionKey(partition)).foreach { previous =>
       if (buckets > 0 && previous != buckets) {
         val where = if (table.schema.partitionKeys.isEmpty) "table"
           else table.partitionPath(partition).stripSuffix("/").split('/').mkString("partition {", ", ", "}")
@@ -32,13 +30,11 @@ object WriteRestore {
   /** A write that continues from nothing: a table's first, or one that replaces what it writes. */
   val Empty: WriteRestore = WriteRestore(None, Map.empty, Map.empty)
 
-  private def partitionKey(partition: Array[Byte]): String = Base64.getEncoder.encodeToString(partition)
-
   def of(table: FileStoreTable): WriteRestore = {
     val snapshot = table.snapshotManager.latest()
     val splits = ScanPlanner.forMetadata(table).plan(snapshot, None)
     WriteRestore(snapshot.map(_.id),
       splits.map(s => PrimaryKeyWriter.sequenceKey(s.partitionBytes, s.bucket) -> (s.files.map(_.maxSequenceNumber).max + 1)).toMap,
-      splits.filter(_.totalBuckets > 0).map(s => partitionKey(s.partitionBytes) -> s.totalBuckets).toMap)
+      splits.filter(_.totalBuckets > 0).map(s => RowBucketer.partitionKey(s.partitionBytes) -> s.totalBuckets).toMap)
   }
 }
