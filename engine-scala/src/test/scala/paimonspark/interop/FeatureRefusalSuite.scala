@@ -136,7 +136,6 @@ class FeatureRefusalSuite extends AnyFunSuite with BeforeAndAfterAll {
   private val refusedOnReadAndWrite: Seq[(String, () => FeatureTable, String, String)] = Seq(
     ("files holding some of a row's columns (data evolution)", () => tables.dataEvolution(), "data-evolution.enabled",
       "(5000, 'ours', 'note')"),
-    ("postpone-bucket files, which Java's readers skip,", () => tables.postponePrimaryKey(), "bucket", "(5000, 'ours')"),
     ("an index type this engine does not know (a btree global index)", () => tables.unknownIndex(), "btree",
       "(5000, 'ours')"))
 
