@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.expressions.Expressions
 import org.apache.spark.sql.connector.read.{HasPartitionKey, InputPartition}
 import org.apache.spark.sql.connector.read.partitioning.{KeyGroupedPartitioning, Partitioning, UnknownPartitioning}
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
 import paimonspark.table.{FileStoreTable, KeyLayout}
@@ -25,11 +26,14 @@ object BucketLayout {
    * The layout of a scan of `splits` whose output is `output`, when it is true and Spark can use it:
    * a primary-key table with a fixed bucket count under Paimon's default bucket function, every
    * split written with the same count (a partition keeps its count until rescaled), and a bucket
-   * key of one column the scan outputs (Spark's `bucket` transform takes one column).
+   * key of one column the scan outputs (Spark's `bucket` transform takes one column). Not while
+   * Spark ignores reported layouts (`spark.sql.sources.v2.bucketing.enabled`): packing each bucket
+   * apart would then cost tasks for nothing.
    */
   def of(table: FileStoreTable, splits: Seq[DataSplit], output: StructType): Option[BucketLayout] = {
     val options = table.options
-    if (!table.isPrimaryKeyTable || options.bucket <= 0 || !options.defaultBucketFunction) None
+    if (!SQLConf.get.v2BucketingEnabled || !table.isPrimaryKeyTable || options.bucket <= 0 ||
+      !options.defaultBucketFunction) None
     else {
       val counts = splits.map(s => if (s.totalBuckets > 0) s.totalBuckets else options.bucket).distinct
       KeyLayout.of(table.location.toString, table.schema).bucketKeys match {
