@@ -9,13 +9,13 @@ timing is paired with the CPU seconds the Spark JVM spent; the write's time is r
 
 from __future__ import annotations
 
-import statistics
 from pathlib import Path
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from harness import Check, Comparison, timed_with_cpu
+from scan_packing import median
 
 NAME = "bucketed_join"
 TITLE = "Joins of two primary-key tables bucketed alike: storage-partitioned against shuffled"
@@ -40,12 +40,8 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
         notes[f"{table}: write, then full compaction: wall s / CPU s"] = \
             f"{write[0]:.1f} / {write[1]:.1f}, {compact[0]:.1f} / {compact[1]:.1f}"
     # 10 M rows are far above the broadcast threshold; set anyway, so a quick run joins the same way.
-    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
-    try:
-        checks = [plan_check(spark, query, sql) for query, sql in QUERIES.items()]
-        measured = measure(spark, repeats)
-    finally:
-        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+    checks, measured = with_confs(spark, {"spark.sql.autoBroadcastJoinThreshold": "-1"}, lambda: (
+        [plan_check(spark, query, sql) for query, sql in QUERIES.items()], measure(spark, repeats)))
     notes["median wall s / CPU s"] = {f"{query}, {system}": f"{median(t, 0):.2f} / {median(t, 1):.2f}"
                                       for (query, system), t in measured.items()}
     notes["checks"] = checks
@@ -113,7 +109,3 @@ def plan_check(spark: SparkSession, query: str, sql: str) -> Check:
                  "storage-partitioned: 0, shuffled: at least 1",
                  exchanges["storage-partitioned"] == 0 and exchanges["shuffled"] >= 1,
                  "Exchanges counted in the physical plan Spark prepares for the query, both ways.")
-
-
-def median(timings: list[tuple], index: int) -> float:
-    return statistics.median(t[index] for t in timings)

@@ -12,9 +12,9 @@ import paimonspark.table.scan.DataSplit
 
 /**
  * The layout a scan of a fixed-bucket primary-key table reports to Spark: rows grouped by
- * `bucket(buckets, key)`, Paimon's bucket function as the catalog offers it ([[paimonspark.spark.catalog.BucketFunction]]).
- * Spark then plans a join or an aggregation on the bucket key without a shuffle (storage-partitioned
- * join), grouping the tasks of each bucket into one.
+ * `bucket(buckets, key)`, Paimon's bucket function as the catalog offers it
+ * ([[paimonspark.spark.catalog.BucketFunction]]). Spark then plans a join or an aggregation on the
+ * bucket key without a shuffle (storage-partitioned join), grouping the tasks of each bucket into one.
  */
 final case class BucketLayout(buckets: Int, key: String) {
   def partitioning(tasks: Int): Partitioning =

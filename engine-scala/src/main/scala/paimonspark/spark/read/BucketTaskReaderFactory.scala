@@ -11,7 +11,8 @@ final class BucketTaskReaderFactory(tasks: PartitionReaderFactory) extends Parti
     case other => other
   }
 
-  override def supportColumnarReads(partition: InputPartition): Boolean = tasks.supportColumnarReads(unwrapped(partition))
+  override def supportColumnarReads(partition: InputPartition): Boolean =
+    tasks.supportColumnarReads(unwrapped(partition))
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
     tasks.createReader(unwrapped(partition))
   override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] =

@@ -33,8 +33,8 @@ final case class MergeSplit(sections: Array[MergeSection]) extends InputPartitio
  * as it is, the others are merged by key, packed into tasks by size across partitions and buckets
  * (each bucket apart when the scan reports its [[BucketLayout]]); both are columnar when the
  * engine's result is one of the versions merged and Spark can read the columns as batches. Only
- * key filters reach merged files: skipping an old file's row group by a value filter could resurrect an older version
- * of a key. Spark applies every filter again after the scan.
+ * key filters reach merged files: skipping an old file's row group by a value filter could
+ * resurrect an older version of a key. Spark applies every filter again after the scan.
  */
 final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters: Seq[Filter], predicate: Option[Predicate],
     rowKind: Boolean = false, buckets: Option[Set[String]] = None, fileFilter: DataFileMeta => Boolean = _ => true)
