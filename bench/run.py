@@ -21,6 +21,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))  # the workload modules import harness as a sibling module
 
 import append_scan  # noqa: E402
+import bucketed_join  # noqa: E402
 import catalogs  # noqa: E402
 import changelog  # noqa: E402
 import deletion_vectors  # noqa: E402
@@ -35,7 +36,7 @@ import upsert_ingest  # noqa: E402
 
 WORKLOADS = {module.NAME: module for module in (append_scan, upsert_ingest, metadata_scaling, changelog, dml, python_api,
                                                     scan_packing, object_store, catalogs, file_formats,
-                                                    deletion_vectors)}
+                                                    deletion_vectors, bucketed_join)}
 DEFAULT_ROWS, QUICK_ROWS = 10_000_000, 1_000_000
 
 

@@ -1,5 +1,7 @@
-"""Merge-on-read of tables written here: sections, files read as they are, key filters that skip files."""
+"""Merge-on-read of tables written here: sections, files read as they are, key filters that skip files, and the
+bucket layout scans report to Spark (joins and aggregations on the bucket key without a shuffle)."""
 
+import contextlib
 import random
 
 import pytest
@@ -139,3 +141,74 @@ def test_point_lookups_read_only_the_keys_bucket(spark, warehouse):
     assert rows(spark.sql("SELECT id, v FROM paimon.default.lookups WHERE id = 7")) == [(7, "v")]
     with pytest.raises(Exception):
         spark.table("paimon.default.lookups").collect()
+
+
+@contextlib.contextmanager
+def confs(spark, settings):
+    """Session settings (under `spark.sql.`) for the block."""
+    for k, v in settings.items():
+        spark.conf.set(f"spark.sql.{k}", v)
+    try:
+        yield
+    finally:
+        for k in settings:
+            spark.conf.unset(f"spark.sql.{k}")
+
+
+def bucketed(spark, name, buckets, extra=""):
+    """A 3-partition table bucketed on `id`, written twice (the second write updates half the keys)."""
+    spark.sql(f"CREATE TABLE paimon.default.{name} (id BIGINT, day STRING, v STRING) PARTITIONED BY (day) "
+              f"TBLPROPERTIES ('primary-key' = 'day,id', 'bucket' = '{buckets}'{extra})")
+    spark.sql(f"INSERT INTO paimon.default.{name} SELECT id, CAST(id % 3 AS STRING), '{name}' FROM range(600)")
+    spark.sql(f"INSERT INTO paimon.default.{name} SELECT id, CAST(id % 3 AS STRING), '{name}2' FROM range(0, 600, 2)")
+
+
+JOIN = ("SELECT l.id, l.day, l.v, r.v FROM paimon.default.{l} l JOIN paimon.default.{r} r "
+        "ON l.id = r.id AND l.day = r.day")
+# Joins on (id, day) are clustered by both: Spark only takes a layout by `bucket(id)` for them without this.
+SPJ = {"autoBroadcastJoinThreshold": "-1", "requireAllClusterKeysForCoPartition": "false"}
+
+
+def shuffled(spark, sql):
+    """The rows and plan of a query with the reported layouts ignored."""
+    with confs(spark, {"sources.v2.bucketing.enabled": "false"}):
+        df = spark.sql(sql)
+        assert "Exchange" in plan(df)
+        return rows(df)
+
+
+def test_tables_bucketed_alike_join_and_aggregate_on_the_bucket_key_without_a_shuffle(spark):
+    # Tasks of a few files each, so Spark groups several tasks of a bucket; one side with deletion vectors.
+    bucketed(spark, "left_side", 4, ", 'source.split.target-size' = '1', 'source.split.open-file-cost' = '1'")
+    bucketed(spark, "right_side", 4, ", 'deletion-vectors.enabled' = 'true'")
+    with confs(spark, SPJ):
+        for sql in (JOIN.format(l="left_side", r="right_side"),
+                    "SELECT id, count(*), max(v) FROM paimon.default.left_side GROUP BY id"):
+            df = spark.sql(sql)
+            assert "Exchange" not in plan(df), plan(df)
+            got = rows(df)
+            assert got == shuffled(spark, sql) and len(got) == 600
+    assert rows(spark.sql("SELECT count(*) FROM paimon.default.left_side")) == [(600,)]
+
+
+def test_layouts_that_differ_or_were_rescaled_are_not_reported(spark):
+    bucketed(spark, "base", 4)
+    bucketed(spark, "eight", 8)
+    bucketed(spark, "rescaled", 4)
+    spark.sql("ALTER TABLE paimon.default.rescaled SET TBLPROPERTIES ('bucket' = '8')")
+    spark.sql("CALL paimon.sys.rescale(table => 'default.rescaled', partitions => 'day=1')")
+    with confs(spark, SPJ):
+        for other in ("eight", "rescaled"):
+            sql = JOIN.format(l="base", r=other)
+            df = spark.sql(sql)
+            assert "Exchange" in plan(df)
+            assert rows(df) == shuffled(spark, sql) and len(rows(df)) == 600
+        assert "Exchange" in plan(spark.sql("SELECT id, count(*) FROM paimon.default.rescaled GROUP BY id"))
+        # Rescaled whole, the table reports its new count; 4 buckets join 8 when Spark may reduce them.
+        spark.sql("CALL paimon.sys.rescale(table => 'default.rescaled')")
+        assert "Exchange" not in plan(spark.sql(JOIN.format(l="rescaled", r="eight")))
+        sql = JOIN.format(l="base", r="eight")
+        with confs(spark, {"sources.v2.bucketing.allowCompatibleTransforms.enabled": "true"}):
+            df = spark.sql(sql)
+            assert "Exchange" not in plan(df)
+            assert rows(df) == shuffled(spark, sql)

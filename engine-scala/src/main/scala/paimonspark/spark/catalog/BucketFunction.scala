@@ -3,7 +3,8 @@ package paimonspark.spark.catalog
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException
 import org.apache.spark.sql.connector.catalog.{FunctionCatalog, Identifier}
-import org.apache.spark.sql.connector.catalog.functions.{BoundFunction, ScalarFunction, UnboundFunction}
+import org.apache.spark.sql.connector.catalog.functions.{BoundFunction, Reducer, ReducibleFunction, ScalarFunction,
+  UnboundFunction}
 import org.apache.spark.sql.types.{DataType, IntegerType, StructType}
 
 import paimonspark.format.{BinaryRowWriter, BucketHash, SparkTypes}
@@ -11,8 +12,9 @@ import paimonspark.table.BucketFunctionType
 
 /**
  * Paimon's bucket function as a Spark function, `paimon_bucket(buckets, key columns...)`: writes to
- * primary-key tables ask Spark to cluster rows by it, so each bucket is written by one task. Spark
- * finds it through the catalog of the table written to.
+ * primary-key tables ask Spark to cluster rows by it, so each bucket is written by one task, and
+ * scans report their layout by it (as `bucket`, the name of Spark's bucket transform). Spark finds
+ * it through the catalog of the table written to or read.
  */
 object BucketFunction extends UnboundFunction {
   val Name = "paimon_bucket"
@@ -29,7 +31,7 @@ object BucketFunction extends UnboundFunction {
     new Bound(inputType.fields.map(_.dataType))
   }
 
-  final class Bound(types: Array[DataType]) extends ScalarFunction[Integer] {
+  final class Bound(types: Array[DataType]) extends ScalarFunction[Integer] with ReducibleFunction[Integer, Integer] {
     private val keyTypes = types.toSeq.tail.zipWithIndex.map { case (t, i) => SparkTypes.toPaimon(t, s"_${i + 1}", () => 0) }
     @transient private lazy val key = new BinaryRowWriter(keyTypes, types.indices.tail)
 
@@ -42,6 +44,28 @@ object BucketFunction extends UnboundFunction {
       val length = key.write(input)
       BucketHash.bucketOf(BucketHash.hash(key.buffer, length), input.getInt(0))
     }
+
+    /**
+     * A bucket among N, the absolute remainder of the key's hash, gives its bucket among any G
+     * dividing N as its remainder by G: two layouts of the same key types join on the buckets of
+     * the greatest common divisor of their counts (when Spark allows compatible transforms).
+     */
+    override def reducer(buckets: Int, other: ReducibleFunction[_, _], otherBuckets: Int): Reducer[Integer, Integer] =
+      other match {
+        case o: Bound if o.canonicalName() == canonicalName() && gcd(buckets, otherBuckets) != buckets =>
+          BucketReducer(gcd(buckets, otherBuckets))
+        case _ => null
+      }
+
+    @scala.annotation.tailrec
+    private def gcd(a: Int, b: Int): Int = if (b == 0) a else gcd(b, a % b)
+  }
+
+  /** Maps a bucket among a multiple of `buckets` to its bucket among `buckets`. */
+  final case class BucketReducer(buckets: Int) extends Reducer[Integer, Integer] {
+    override def reduce(bucket: Integer): Integer = bucket % buckets
+    override def resultType(): DataType = IntegerType
+    override def displayName(): String = s"$Name($buckets)"
   }
 }
 

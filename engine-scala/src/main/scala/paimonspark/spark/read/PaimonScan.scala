@@ -8,6 +8,7 @@ import org.apache.spark.sql.types.StructType
 
 import paimonspark.format.{DataFileMeta, SparkTypes}
 import paimonspark.table.{FileStoreTable, Predicate}
+import paimonspark.table.scan.DataSplit
 
 /**
  * A batch scan of an append table. Files are read by Spark's own Parquet reader (vectorized where
@@ -23,9 +24,9 @@ final class PaimonScan(table: FileStoreTable, required: StructType, filters: Seq
   override protected def appliesDeletionVectors: Boolean = true
 
   override def planInputPartitions(): Array[InputPartition] =
-    filePartitions(splits.flatMap(split => split.files.map(split -> _))).toArray
+    tasksPerBucket(splits, identity[DataSplit])(s => filePartitions(s.flatMap(split => split.files.map(split -> _)))).toArray
 
-  override def createReaderFactory(): PartitionReaderFactory = {
+  override protected def readerFactory(): PartitionReaderFactory = {
     // Deletion vectors and row positions count rows in a file: readers that skip row groups would lose count.
     val dataFilters = if (hasDeletionVectors || readsRowIndex) Nil
       else filters.filter(_.references.forall(a => !partitionNames.contains(a)))

@@ -30,11 +30,11 @@ final case class MergeSplit(sections: Array[MergeSection]) extends InputPartitio
 /**
  * A batch scan of a primary-key table. Each bucket's files are cut into sections by key range; a
  * section that is one file above level 0 without retractions holds one version per key and is read
- * as it is, the others are merged by key, packed into tasks by size across buckets and partitions;
- * both are columnar when the engine's result is one of the versions merged and Spark can read the
- * columns as batches. Only key filters reach
- * merged files: skipping an old file's row group by a value filter could resurrect an older version
- * of a key. Spark applies every filter again after the scan.
+ * as it is, the others are merged by key, packed into tasks by size across partitions and buckets
+ * (each bucket apart when the scan reports its [[BucketLayout]]); both are columnar when the
+ * engine's result is one of the versions merged and Spark can read the columns as batches. Only
+ * key filters reach merged files: skipping an old file's row group by a value filter could
+ * resurrect an older version of a key. Spark applies every filter again after the scan.
  */
 final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters: Seq[Filter], predicate: Option[Predicate],
     rowKind: Boolean = false, buckets: Option[Set[String]] = None, fileFilter: DataFileMeta => Boolean = _ => true)
@@ -65,11 +65,14 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
   private def readAsIs(section: Seq[DataFileMeta]): Boolean =
     !rowKind && section.size == 1 && section.head.level > 0 && section.head.deleteRowCount.contains(0L)
 
+  /** A split, its files read as they are and its sections to merge. */
+  private type Planned = (DataSplit, Seq[DataFileMeta], Seq[Seq[DataFileMeta]])
+
   /**
    * Per split, its sections read as they are and those to merge; planned once. Tables of the
    * first-row engine only show files above level 0, as in Paimon: compaction makes rows visible.
    */
-  private lazy val planned: Seq[(DataSplit, Seq[DataFileMeta], Seq[Seq[DataFileMeta]])] = splits.map { split =>
+  private lazy val planned: Seq[Planned] = splits.map { split =>
     val visible = if (engine.engine == "first-row") split.files.filter(_.level > 0) else split.files
     val (asIs, merged) = ranges.sections(visible).partition(readAsIs)
     (split, asIs.flatten, merged)
@@ -78,7 +81,9 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
   override def description(): String =
     s"PaimonScan (merge on read) ${table.location} [${readSchema().fieldNames.mkString(", ")}]"
 
-  override def planInputPartitions(): Array[InputPartition] = {
+  override def planInputPartitions(): Array[InputPartition] = tasksPerBucket(planned, (p: Planned) => p._1)(tasks).toArray
+
+  private def tasks(planned: Seq[Planned]): Seq[InputPartition] = {
     val asIs = filePartitions(planned.flatMap { case (split, files, _) => files.map(split -> _) })
     val sections = planned.flatMap { case (split, _, sections) =>
       val values = partitionValues(split)
@@ -90,10 +95,10 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
     }
     val merged = packing.pack(sections, (s: MergeSection) => packing.weight(s.files.map(_.size).sum, s.files.length),
       splitSize)
-    (asIs ++ merged.map(task => MergeSplit(task.toArray))).toArray
+    asIs ++ merged.map(task => MergeSplit(task.toArray))
   }
 
-  override def createReaderFactory(): PartitionReaderFactory = {
+  override protected def readerFactory(): PartitionReaderFactory = {
     val fileFields = SchemaReaders.keyValueFields(table.location.toString) _
     val keyFilters = filters.filter(_.references.forall(keyNames.contains))
     val dataFilters = filters.filter(_.references.forall(a => !partitionNames.contains(a)))

@@ -3,6 +3,7 @@ package paimonspark.spark.read
 import java.util.OptionalLong
 
 import org.apache.spark.sql.connector.read._
+import org.apache.spark.sql.connector.read.partitioning.Partitioning
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
@@ -60,9 +61,11 @@ final class StreamableScanBuilder(makeBatch: => ScanBuilder, stream: () => Micro
 /**
  * A batch scan that streams too; the batch scan is built when first used. Spark describes and sizes
  * a stream's scan before it starts, when the batch side may name no readable state: then the scan
- * describes itself as a stream of unknown size.
+ * describes itself as a stream of unknown size and layout. A batch read reports the batch scan's
+ * layout ([[BucketLayout]]).
  */
-final class StreamableScan(makeBatch: => Scan, stream: () => MicroBatchStream) extends Scan with SupportsReportStatistics {
+final class StreamableScan(makeBatch: => Scan, stream: () => MicroBatchStream) extends Scan with SupportsReportStatistics
+    with SupportsReportPartitioning {
   private lazy val batch = scala.util.Try(makeBatch)
   override def readSchema(): StructType = batch.get.readSchema()
   override def description(): String = batch.map(_.description()).getOrElse("PaimonStream")
@@ -74,5 +77,9 @@ final class StreamableScan(makeBatch: => Scan, stream: () => MicroBatchStream) e
       override def sizeInBytes(): OptionalLong = OptionalLong.empty()
       override def numRows(): OptionalLong = OptionalLong.empty()
     }
+  }
+  override def outputPartitioning(): Partitioning = batch.toOption match {
+    case Some(s: SupportsReportPartitioning) => s.outputPartitioning()
+    case _ => BucketLayout.Unreported
   }
 }

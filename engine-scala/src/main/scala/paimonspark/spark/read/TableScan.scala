@@ -5,7 +5,9 @@ import java.util.OptionalLong
 import org.apache.hadoop.fs.Path
 import org.apache.spark.paths.SparkPath
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
-import org.apache.spark.sql.connector.read.{Batch, Scan, Statistics, SupportsReportStatistics}
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, Statistics,
+  SupportsReportPartitioning, SupportsReportStatistics}
+import org.apache.spark.sql.connector.read.partitioning.Partitioning
 import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFile}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.unsafe.types.UTF8String
@@ -18,11 +20,12 @@ import paimonspark.table.write.PrimaryKeyWriter
 /**
  * What every scan of a table snapshot shares: the split of the requested columns into
  * data columns (read from files) and partition columns (taken from manifests, appended last), the
- * planned splits, statistics, and the paths of the data files to open.
+ * planned splits, statistics, the layout reported to Spark ([[BucketLayout]]), and the paths of the
+ * data files to open.
  */
 abstract class TableScan(val table: FileStoreTable, required: StructType, predicate: Option[Predicate],
     buckets: Option[Set[String]] = None, fileFilter: DataFileMeta => Boolean = _ => true)
-    extends Scan with Batch with SupportsReportStatistics {
+    extends Scan with Batch with SupportsReportStatistics with SupportsReportPartitioning {
 
   protected val schema = table.schema
   protected val partitionNames: Set[String] = schema.partitionKeys.toSet
@@ -85,6 +88,29 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
     override def sizeInBytes(): OptionalLong = OptionalLong.of(splits.flatMap(_.files).map(_.fileSize).sum)
     override def numRows(): OptionalLong = OptionalLong.of(splits.flatMap(_.files).map(_.rowCount).sum)
   }
+
+  /** The bucket layout this scan reports, when it holds for every planned split. */
+  protected lazy val bucketLayout: Option[BucketLayout] = BucketLayout.of(table, plannedSplits, readSchema())
+
+  override def outputPartitioning(): Partitioning =
+    bucketLayout.fold(BucketLayout.Unreported)(_.partitioning(planInputPartitions().length))
+
+  /**
+   * The tasks of `pieces` as `pack` packs them; with a reported layout, each bucket's pieces are
+   * packed apart, so that a task holds one bucket (Spark groups a bucket's tasks where it must).
+   */
+  protected def tasksPerBucket[A](pieces: Seq[A], split: A => DataSplit)(pack: Seq[A] => Seq[InputPartition])
+      : Seq[InputPartition] = bucketLayout match {
+    case None => pack(pieces)
+    case Some(_) => pieces.groupBy(split(_).bucket).toSeq.sortBy(_._1).flatMap { case (bucket, ofBucket) =>
+      pack(ofBucket).map(BucketTask(bucket, _))
+    }
+  }
+
+  override def createReaderFactory(): PartitionReaderFactory = new BucketTaskReaderFactory(readerFactory())
+
+  /** The readers of this scan's tasks, [[BucketTask]]s unwrapped. */
+  protected def readerFactory(): PartitionReaderFactory
 
   /** The values of the requested partition columns of a split, in output order. */
   protected def partitionValues(split: DataSplit): GenericInternalRow =

@@ -107,13 +107,22 @@ class ReadPackingSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("a scan of many small files packs into tasks by size, within the bound the packing sets") {
     Seq("append", "dedup", "partial").foreach { t =>
       val files = sql(s"SELECT count(*) FROM paimon.default.`$t$$files`").head().getLong(0)
-      val packedTasks = tasks(spark.table(s"paimon.default.$t"))
-      val singleTasks = unpacked(t)(tasks(spark.table(s"paimon.default.$t")))
+      def scanTasks = tasks(spark.table(s"paimon.default.$t"))
+      // With the layouts Spark ignores, primary-key scans pack across buckets too.
+      val (packedTasks, singleTasks) = withoutLayouts((scanTasks, unpacked(t)(scanTasks)))
       // One session core: the split size is the 128 mb target, and 31 pieces of 4 mb + a few KB fit one task.
       // Files read as they are and key ranges to merge are packed apart: one part-filled task each at most.
       assert(packedTasks <= math.ceil(files / 31.0).toInt + 1, s"$t: $packedTasks tasks for $files files")
       assert(singleTasks >= 4 && packedTasks * 4 <= singleTasks, s"$t: $packedTasks packed, $singleTasks single")
+      // A primary-key scan that reports its bucket layout packs each of the 4 buckets apart.
+      val partFilled = if (t == "append") 0 else 2 * 4
+      assert(scanTasks <= packedTasks + partFilled, s"$t: $scanTasks tasks keyed by bucket, $packedTasks packed")
     }
+  }
+
+  private def withoutLayouts[A](read: => A): A = {
+    spark.conf.set("spark.sql.sources.v2.bucketing.enabled", "false")
+    try read finally spark.conf.unset("spark.sql.sources.v2.bucketing.enabled")
   }
 
   test("a micro-batch of change files packs them into tasks by size") {
