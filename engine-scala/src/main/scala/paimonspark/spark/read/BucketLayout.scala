@@ -7,7 +7,7 @@ import org.apache.spark.sql.connector.read.partitioning.{KeyGroupedPartitioning,
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.table.{FileStoreTable, KeyLayout}
+import paimonspark.table.{BucketFunctionType, FileStoreTable, KeyLayout}
 import paimonspark.table.scan.DataSplit
 
 /**
@@ -33,7 +33,7 @@ object BucketLayout {
   def of(table: FileStoreTable, splits: Seq[DataSplit], output: StructType): Option[BucketLayout] = {
     val options = table.options
     if (!SQLConf.get.v2BucketingEnabled || !table.isPrimaryKeyTable || options.bucket <= 0 ||
-      !options.defaultBucketFunction) None
+      BucketFunctionType.of(options) != BucketFunctionType.Default) None
     else {
       val counts = splits.map(s => if (s.totalBuckets > 0) s.totalBuckets else options.bucket).distinct
       KeyLayout.of(table.location.toString, table.schema).bucketKeys match {

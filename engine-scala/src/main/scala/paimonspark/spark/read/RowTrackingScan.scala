@@ -38,7 +38,7 @@ final class RowTrackingScan(table: FileStoreTable, required: StructType, filters
   override def planInputPartitions(): Array[InputPartition] =
     filePartitions(splits.flatMap(split => split.files.map(split -> _))).toArray
 
-  override def createReaderFactory(): PartitionReaderFactory = {
+  override protected def readerFactory(): PartitionReaderFactory = {
     val partitions = SparkTypes.physical(readPartitionSchema)
     val files = new SchemaRoutingFactory(SchemaReaders.build(table, readDataFields, RowTrackingFields.fileFields,
       partitions, Nil, plannedSchemas), positions = true)
