@@ -43,7 +43,6 @@ def test_snapshot_retention_min_above_max_is_refused(spark, warehouse):
 
 
 @pytest.mark.parametrize("option, value", [
-    ("bucket", "4"),
     ("tag.create-success-file", "true"),
     ("changelog-file.stats-mode", "full"),
     ("consumer.changelog-only", "true"),

@@ -257,6 +257,15 @@ def test_postpone_bucket_tables_hide_rows_until_compaction_assigns_buckets(spark
     assert oracle_rows(oracle, "postponed") == expected
     assert buckets(oracle, "postponed") == {("a",): [0, 1], ("b",): [0, 1, 2]}
     assert spark.sql("SELECT count(*) FROM paimon.default.`postponed$files` WHERE bucket = -2").first()[0] == 0
+    # A rescale gives a partition another count; it needs bucket_num, and refuses a partition with postponed rows.
+    with pytest.raises(InvalidOptionError, match="you must provide the resulting bucket number"):
+        spark.sql("CALL paimon.sys.rescale(table => 'default.postponed')")
+    spark.sql("CALL paimon.sys.rescale(table => 'default.postponed', bucket_num => 4, partitions => 'dt=a')")
+    assert buckets(oracle, "postponed") == {("a",): [0, 1, 2, 3], ("b",): [0, 1, 2]}
+    assert rows(spark.table("paimon.default.postponed")) == expected
+    spark.sql("INSERT INTO paimon.default.postponed VALUES ('b', 99, 'late')")
+    with pytest.raises(UnsupportedFeatureError, match="postpone bucket of partition 'dt=b'"):
+        spark.sql("CALL paimon.sys.rescale(table => 'default.postponed', bucket_num => 2, partitions => 'dt=b')")
 
 
 def test_bad_postpone_tables_are_refused(spark, warehouse):

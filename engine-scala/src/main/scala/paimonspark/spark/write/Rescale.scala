@@ -8,7 +8,7 @@ import org.apache.spark.sql.paimon.TableFrames
 import org.apache.spark.sql.types.{IntegerType, StructField, StructType}
 
 import paimonspark.{InvalidOptionException, SnapshotNotFoundException, UnsupportedFeatureException}
-import paimonspark.format.FileIdentifier
+import paimonspark.format.{FileIdentifier, TablePaths}
 import paimonspark.spark.{SparkSchemas, SparkTable}
 import paimonspark.spark.catalog.BucketFunction
 import paimonspark.table.{FileStoreTable, KeyLayout, Predicate, TableFeatures, TableOptions}
@@ -16,7 +16,7 @@ import paimonspark.table.scan.ScanPlanner
 import paimonspark.table.write.{Bucketing, OverwriteScope, PrimaryKeyWriter, WriteRestore}
 
 /**
- * Paimon's `rescale`: the selected partitions of a fixed-bucket table, read at one snapshot, are
+ * Paimon's `rescale`: the selected partitions of a fixed-bucket (or postpone-bucket) table, read at one snapshot, are
  * written again into `buckets` buckets (the table's `bucket` unless given), one task per bucket, in
  * one OVERWRITE commit. The schema is not changed: ALTER TABLE sets the count new partitions get,
  * and a partition keeps the count its files were written with until it is rescaled. The commit
@@ -26,15 +26,24 @@ import paimonspark.table.write.{Bucketing, OverwriteScope, PrimaryKeyWriter, Wri
 object Rescale {
   /** Returns the OVERWRITE snapshot's id, or None when the selected partitions hold no file. */
   def run(table: FileStoreTable, buckets: Option[Int], partitions: Option[Predicate]): Option[Long] = {
-    if (!table.isPrimaryKeyTable || table.options.bucket <= 0) {
+    val postpone = table.options.bucket == TablePaths.PostponeBucket
+    if (!table.isPrimaryKeyTable || (table.options.bucket <= 0 && !postpone)) {
       throw new UnsupportedFeatureException(s"rescale: table ${table.name} has bucket = ${table.options.bucket}; only " +
-        "primary-key tables with a fixed bucket count (bucket > 0) are rescaled", TableOptions.Bucket)
+        "primary-key tables with a fixed bucket count (bucket > 0) or postpone buckets are rescaled", TableOptions.Bucket)
     }
+    if (postpone && buckets.isEmpty) throw new InvalidOptionException("bucket_num",
+      s"rescale: table ${table.name}: When rescaling postpone bucket tables, you must provide the resulting bucket number.")
     val target = buckets.getOrElse(table.options.bucket)
     if (target <= 0) throw new InvalidOptionException("bucket_num", s"rescale: bucket_num must be positive, not $target")
     TableFeatures.requireWritable(table)
     val snapshot = table.currentSnapshot().getOrElse(throw new SnapshotNotFoundException(
       s"rescale: Table ${table.name} has no snapshot, no need to rescale.", "latest"))
+    // Rows still in a postpone bucket are not read, so rewriting their partition would lose them.
+    ScanPlanner.forMetadata(table).plan(Some(snapshot), partitions).find(_.bucket == TablePaths.PostponeBucket).foreach { s =>
+      throw new UnsupportedFeatureException(s"rescale: table ${table.name} has rows in the postpone bucket of partition " +
+        s"'${table.partitionPath(s.partitionBytes)}', which a rescale would not read; CALL sys.compact moves them into " +
+        "buckets first", TableOptions.Bucket)
+    }
     val splits = new ScanPlanner(table).plan(Some(snapshot), partitions)
     if (splits.isEmpty) None
     else {
@@ -48,8 +57,8 @@ object Rescale {
       val writers = new PrimaryKeyWriterFactory(rescaled, WriteRestore.Empty,
         Bucketing.Fixed(target))
       val (id, added) = TableRewrite.commit(table, clustered, writers, OverwriteScope.PartitionsOf(read))
-      // As after any write, the buckets written are compacted inline unless `write-only`.
-      if (!table.options.writeOnly) {
+      // As after any write, the buckets written are compacted inline unless `write-only` (or postponed).
+      if (!table.options.writeOnly && !postpone) {
         CompactJob.run(table, None, full = false, Some(added.map(e => PrimaryKeyWriter.sequenceKey(e.partition, e.bucket)).toSet))
       }
       id
