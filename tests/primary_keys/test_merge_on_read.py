@@ -191,6 +191,18 @@ def test_tables_bucketed_alike_join_and_aggregate_on_the_bucket_key_without_a_sh
     assert rows(spark.sql("SELECT count(*) FROM paimon.default.left_side")) == [(600,)]
 
 
+def test_a_bucketed_append_table_joins_a_primary_key_table_bucketed_alike_without_a_shuffle(spark):
+    spark.sql("CREATE TABLE paimon.default.appended (id BIGINT, day STRING, v STRING) PARTITIONED BY (day) "
+              "TBLPROPERTIES ('bucket' = '4', 'bucket-key' = 'id')")
+    spark.sql("INSERT INTO paimon.default.appended SELECT id, CAST(id % 3 AS STRING), 'a' FROM range(600)")
+    bucketed(spark, "keyed", 4)
+    with confs(spark, SPJ):
+        for sql in (JOIN.format(l="appended", r="keyed"), "SELECT id, count(*) FROM paimon.default.appended GROUP BY id"):
+            df = spark.sql(sql)
+            assert "Exchange" not in plan(df), plan(df)
+            assert rows(df) == shuffled(spark, sql) and len(rows(df)) == 600
+
+
 def test_layouts_that_differ_or_were_rescaled_are_not_reported(spark):
     bucketed(spark, "base", 4)
     bucketed(spark, "eight", 8)

@@ -24,7 +24,7 @@ final case class BucketLayout(buckets: Int, key: String) {
 object BucketLayout {
   /**
    * The layout of a scan of `splits` whose output is `output`, when it is true and Spark can use it:
-   * a primary-key table with a fixed bucket count under Paimon's default bucket function, every
+   * a table with a fixed bucket count (primary-key or bucketed append) under Paimon's default bucket function, every
    * split written with the same count (a partition keeps its count until rescaled), and a bucket
    * key of one column the scan outputs (Spark's `bucket` transform takes one column). Not while
    * Spark ignores reported layouts (`spark.sql.sources.v2.bucketing.enabled`): packing each bucket
@@ -32,7 +32,7 @@ object BucketLayout {
    */
   def of(table: FileStoreTable, splits: Seq[DataSplit], output: StructType): Option[BucketLayout] = {
     val options = table.options
-    if (!SQLConf.get.v2BucketingEnabled || !table.isPrimaryKeyTable || options.bucket <= 0 ||
+    if (!SQLConf.get.v2BucketingEnabled || options.bucket <= 0 ||
       BucketFunctionType.of(options) != BucketFunctionType.Default) None
     else {
       val counts = splits.map(s => if (s.totalBuckets > 0) s.totalBuckets else options.bucket).distinct
