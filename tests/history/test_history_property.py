@@ -1,6 +1,6 @@
 """Seeded random walks over a table's history, checked against a model after every step.
 
-Two walks of 12 steps, each over its own table: a primary-key table (partitioned by p, bucket 2,
+Two walks of 10 steps, each over its own table: a primary-key table (partitioned by p, bucket 2,
 inline compaction, manifests merged from 3, automatic expiry after each commit keeping 10
 snapshots) or an append table (partitioned by p, unaware bucket). Steps, drawn at random: appends,
 upserts, INSERT OVERWRITE of the table or of one partition, `compact`, `create_tag` (of the latest
@@ -55,7 +55,7 @@ import history_files
 from conftest import rows, table_dir
 
 WALKS = [("pk", 3), ("append", 17)]
-STEPS = 12
+STEPS = 10
 PK_RETAIN_MAX = 10  # the primary-key table's snapshot.num-retained.max (min 1): expiry after each commit
 TAG_POOL = [f"tag{i}" for i in range(6)]
 BRANCH_POOL = ["b1", "b2"]
