@@ -7,7 +7,6 @@ import org.apache.spark.sql.connector.catalog.functions.{BoundFunction, Reducer,
   UnboundFunction}
 import org.apache.spark.sql.types.{DataType, IntegerType, StructType}
 
-import paimonspark.format.{BinaryRowWriter, BucketHash, SparkTypes}
 import paimonspark.table.BucketFunctionType
 
 /**
@@ -32,18 +31,15 @@ object BucketFunction extends UnboundFunction {
   }
 
   final class Bound(types: Array[DataType]) extends ScalarFunction[Integer] with ReducibleFunction[Integer, Integer] {
-    private val keyTypes = types.toSeq.tail.zipWithIndex.map { case (t, i) => SparkTypes.toPaimon(t, s"_${i + 1}", () => 0) }
-    @transient private lazy val key = new BinaryRowWriter(keyTypes, types.indices.tail)
+    private val keyTypes = KeyBucketFunction.paimonTypes(types)
+    @transient private lazy val bucket = BucketFunctionType.bucketer(BucketFunctionType.Default, keyTypes, types.indices.tail)
 
     override def inputTypes(): Array[DataType] = types
     override def resultType(): DataType = IntegerType
     override def name(): String = Name
     override def canonicalName(): String = s"paimon.$Name(${keyTypes.map(_.sql).mkString(", ")})"
     override def isResultNullable: Boolean = false
-    override def produceResult(input: InternalRow): Integer = {
-      val length = key.write(input)
-      BucketHash.bucketOf(BucketHash.hash(key.buffer, length), input.getInt(0))
-    }
+    override def produceResult(input: InternalRow): Integer = bucket.bucket(input, input.getInt(0))
 
     /**
      * A bucket among N, the absolute remainder of the key's hash, gives its bucket among any G

@@ -40,10 +40,11 @@ object CompactJob {
 
   /** A postpone-bucket table's postpone rows moved into real buckets, one task per partition. */
   private def assignPostponed(table: FileStoreTable, filter: Option[Predicate]): Option[Long] = {
-    val tasks = PostponeCompaction.plan(table, filter, SparkSession.active.sparkContext.defaultParallelism)
+    val restored = WriteRestore.of(table)
+    val tasks = PostponeCompaction.plan(table, filter, SparkSession.active.sparkContext.defaultParallelism, restored)
     if (tasks.isEmpty) None
     else {
-      val (restored, reader) = (WriteRestore.of(table), SparkFileReader.forCompaction(table))
+      val reader = SparkFileReader.forCompaction(table)
       val written = runTasks(table, s"the postpone bucket of ${tasks.size} partitions", tasks)(
         PostponeCompaction.run(table, _, restored, reader))
       PostponeCompaction.commit(table, UUID.randomUUID().toString, tasks, written)

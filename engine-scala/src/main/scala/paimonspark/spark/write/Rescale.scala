@@ -39,7 +39,7 @@ object Rescale {
     val snapshot = table.currentSnapshot().getOrElse(throw new SnapshotNotFoundException(
       s"rescale: Table ${table.name} has no snapshot, no need to rescale.", "latest"))
     // Rows still in a postpone bucket are not read, so rewriting their partition would lose them.
-    ScanPlanner.forMetadata(table).plan(Some(snapshot), partitions).find(_.bucket == TablePaths.PostponeBucket).foreach { s =>
+    if (postpone) ScanPlanner.forMetadata(table).plan(Some(snapshot), partitions).find(_.bucket == TablePaths.PostponeBucket).foreach { s =>
       throw new UnsupportedFeatureException(s"rescale: table ${table.name} has rows in the postpone bucket of partition " +
         s"'${table.partitionPath(s.partitionBytes)}', which a rescale would not read; CALL sys.compact moves them into " +
         "buckets first", TableOptions.Bucket)

@@ -20,8 +20,9 @@ final case class PostponeTask(partition: Array[Byte], files: Seq[DataFileMeta], 
  * with the bucket's rows exactly as it would have merged them there.
  */
 object PostponeCompaction {
-  def plan(table: FileStoreTable, filter: Option[Predicate], parallelism: Int): Seq[PostponeTask] = {
-    val known = Bucketing.knownBuckets(table)
+  /** The tasks of the partitions matching `filter`; `restored` knows each partition's bucket count. */
+  def plan(table: FileStoreTable, filter: Option[Predicate], parallelism: Int, restored: WriteRestore): Seq[PostponeTask] = {
+    val known = restored.partitionBuckets
     val default = table.options.postponeDefaultBucketNum.getOrElse(parallelism)
     ScanPlanner.forMetadata(table).plan(table.snapshotManager.latest(), filter)
       .filter(_.bucket == TablePaths.PostponeBucket)

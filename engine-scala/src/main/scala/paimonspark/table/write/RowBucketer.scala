@@ -9,7 +9,6 @@ import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjecti
 
 import paimonspark.format._
 import paimonspark.table.{BucketFunctionType, FileStoreTable, KeyLayout}
-import paimonspark.table.scan.ScanPlanner
 
 /** How a write puts rows into buckets; planned on the driver. */
 sealed trait Bucketing extends Serializable {
@@ -43,7 +42,7 @@ object Bucketing {
     if (options.bucket > 0) Fixed(options.bucket)
     else if (options.bucket == TablePaths.PostponeBucket) {
       if (streaming || !options.postponeBatchWriteFixedBucket) Postpone
-      else PerPartition(knownBuckets(table), math.min(assigners, options.postponeBatchWriteMaxParallelism))
+      else PerPartition(WriteRestore.of(table).partitionBuckets, math.min(assigners, options.postponeBatchWriteMaxParallelism))
     } else {
       val files = if (overwrite) Nil else table.newManifestStore().indexFiles(table.snapshotManager.latest())
         .filter(_.indexType == IndexManifestAvro.HashIndex)
@@ -52,11 +51,6 @@ object Bucketing {
         files.groupBy(f => RowBucketer.partitionKey(f.partition)))
     }
   }
-
-  /** The bucket count of each partition of a postpone-bucket table that has files in real buckets. */
-  def knownBuckets(table: FileStoreTable): Map[String, Int] =
-    ScanPlanner.forMetadata(table).plan(table.snapshotManager.latest(), None).filter(_.totalBuckets > 0)
-      .map(s => RowBucketer.partitionKey(s.partitionBytes) -> s.totalBuckets).toMap
 }
 
 /**
@@ -85,12 +79,20 @@ final class RowBucketer(table: FileStoreTable, bucketing: Bucketing) {
   private val toPartition = projection(schema.partitionKeys)
   private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
   private val assigners = mutable.HashMap.empty[(UnsafeRow, Int), (Array[Byte], DynamicBucketAssigner)]
+  // Postpone-bucket batch writes: each partition's bucket count, looked up once per partition, not per row.
+  private val partitionBuckets = mutable.HashMap.empty[UnsafeRow, Int]
 
   def bucketOf(row: InternalRow): Int =
     bucketing match {
       case Bucketing.Fixed(n) => function.bucket(row, n)
       case p: Bucketing.PerPartition =>
-        function.bucket(row, p.of(RowBucketer.partitionKey(BinaryRow.serialize(partitionTypes, toPartition(row)))))
+        val partition = toPartition(row)
+        val n = partitionBuckets.getOrElse(partition, {
+          val known = p.of(RowBucketer.partitionKey(BinaryRow.serialize(partitionTypes, partition)))
+          partitionBuckets.put(partition.copy(), known)
+          known
+        })
+        function.bucket(row, n)
       case Bucketing.Postpone => TablePaths.PostponeBucket
       case d: Bucketing.Dynamic =>
         val hash = function.hash(row)
