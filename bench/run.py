@@ -24,6 +24,7 @@ import append_scan  # noqa: E402
 import bucketed_join  # noqa: E402
 import catalogs  # noqa: E402
 import changelog  # noqa: E402
+import cross_partition  # noqa: E402
 import deletion_vectors  # noqa: E402
 import dml  # noqa: E402
 import file_formats  # noqa: E402
@@ -36,7 +37,7 @@ import upsert_ingest  # noqa: E402
 
 WORKLOADS = {module.NAME: module for module in (append_scan, upsert_ingest, metadata_scaling, changelog, dml, python_api,
                                                     scan_packing, object_store, catalogs, file_formats,
-                                                    deletion_vectors, bucketed_join)}
+                                                    deletion_vectors, bucketed_join, cross_partition)}
 DEFAULT_ROWS, QUICK_ROWS = 10_000_000, 1_000_000
 
 

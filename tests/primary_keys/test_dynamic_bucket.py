@@ -157,3 +157,13 @@ def test_overwriting_partitions_keeps_the_other_partitions_index(spark, oracle, 
                       [("b", i, 1) for i in range(1, 100, 2) if i not in updated])
     assert rows(spark.table("paimon.default.dyn_over_parts")) == expected
     assert oracle_rows(oracle, "dyn_over_parts") == expected
+
+
+def test_pypaimon_reads_keys_moved_across_partitions(spark, oracle):
+    spark.sql("CREATE TABLE paimon.default.moved (id INT, v INT, dt STRING) PARTITIONED BY (dt) "
+              "TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '-1')")
+    spark.sql("INSERT INTO paimon.default.moved SELECT CAST(id AS INT), 1, IF(id % 2 = 0, 'a', 'b') FROM range(20)")
+    spark.sql("INSERT INTO paimon.default.moved SELECT CAST(id AS INT), 2, 'c' FROM range(0, 20, 3)")
+    expected = sorted((i, 2, "c") if i % 3 == 0 else (i, 1, "a" if i % 2 == 0 else "b") for i in range(20))
+    assert rows(spark.table("paimon.default.moved")) == expected
+    assert oracle_rows(oracle, "moved") == expected

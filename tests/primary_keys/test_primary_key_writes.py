@@ -200,8 +200,8 @@ def test_null_keys_are_refused_before_anything_is_committed(spark, warehouse):
 
 
 @pytest.mark.parametrize("ddl, error, message", [
-    ("(id INT, dt STRING) PARTITIONED BY (dt) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2')",
-     InvalidOptionError, "must include every partition column, and 'dt'"),
+    ("(id INT, ts INT, dt STRING) PARTITIONED BY (dt) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '-1', "
+     "'sequence.field' = 'ts')", InvalidOptionError, "sequence.field in cross partition update case"),
     ("(id INT) TBLPROPERTIES ('primary-key' = 'nope', 'bucket' = '2')", InvalidOptionError, "'nope' is not a column"),
     ("(id INT) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '-3')", InvalidOptionError, "-2 \\(postpone\\)"),
     ("(id INT, v INT) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2', 'bucket-key' = 'v')",

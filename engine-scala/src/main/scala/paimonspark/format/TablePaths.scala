@@ -66,6 +66,11 @@ object TablePaths {
   val ManifestListPrefix = "manifest-list-"
   val IndexManifestPrefix = "index-manifest-"
   val IndexFilePrefix = "index-"
+  /**
+   * A cross-partition write's key locations, one file per assigner (`<prefix><uuid>-<assigner>`) in
+   * `index/`, which no manifest names: the write deletes them, orphan cleanup what a killed one left.
+   */
+  val KeyLocationsPrefix = "cross-partition-keys-"
   val DataFilePrefix = "data-"
   val DatabaseSuffix = ".db"
 

@@ -19,7 +19,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
 import paimonspark.spark.catalog.{SessionOptions, TableName}
-import paimonspark.spark.read.{ChangeColumns, ChangeScanBuilder, DiffScanBuilder, FilePathColumn, RowIndexColumn,
+import paimonspark.spark.read.{BucketColumn, ChangeColumns, ChangeScanBuilder, DiffScanBuilder, FilePathColumn, RowIndexColumn,
   PaimonMicroBatchStream, PaimonScanBuilder, StreamableScanBuilder}
 import paimonspark.spark.system.SystemTables
 import paimonspark.spark.write.{CopyOnWriteOperation, KeyDeltaOperation, PaimonWriteBuilder, PartitionPredicates, VectorDeltaOperation,
@@ -62,9 +62,9 @@ class SparkTable(val store: FileStoreTable, tableName: String, pathBased: Boolea
       store.schema.comment.map(TableCatalog.PROP_COMMENT -> _) ++
       Some(store.schema.primaryKeys).filter(_.nonEmpty).map(TableOptions.PrimaryKey -> _.mkString(","))).asJava
 
-  /** Append tables' rows know their data file; primary-key rows are merged from several. */
+  /** Every row knows its bucket; append tables' rows their data file too (primary-key rows are merged from several). */
   override def metadataColumns(): Array[MetadataColumn] =
-    if (store.isPrimaryKeyTable) Array.empty else Array(FilePathColumn, RowIndexColumn)
+    if (store.isPrimaryKeyTable) Array(BucketColumn) else Array(FilePathColumn, RowIndexColumn, BucketColumn)
 
   override def capabilities(): util.Set[TableCapability] =
     // A pinned table streams too: `scan.snapshot-id` and `scan.timestamp-millis` say where a stream starts.

@@ -7,7 +7,8 @@ import paimonspark.lsm.MergeEngineSpec
 /**
  * How the rows of a table map to keys and buckets. `trimmedKeys` is the primary key without the
  * partition columns (what data files store as `_KEY_*` and sort by); `bucketKeys` are the columns
- * Paimon's bucket function hashes; `buckets` is N, or -1 for dynamic buckets (a HASH index).
+ * Paimon's bucket function hashes; `buckets` is N, or -1 for dynamic buckets (a HASH index, or for
+ * a key without every partition column, the table's own keys: [[KeyLayout.crossPartition]]).
  */
 final case class KeyLayout(primaryKeys: Seq[String], trimmedKeys: Seq[String], bucketKeys: Seq[String], buckets: Int)
 
@@ -34,8 +35,10 @@ object KeyLayout {
         fail(s"primary-key column '$k' has type ${field.dataType.sql}; only atomic types can be keys")
       }
     }
-    schema.partitionKeys.find(p => !pk.contains(p)).foreach { p =>
-      fail(s"the primary key (${pk.mkString(", ")}) must include every partition column, and '$p' is missing")
+    if (crossPartition(schema) && schema.options.contains("sequence.field")) {
+      throw new InvalidOptionException("sequence.field", s"table $table: You can not use sequence.field in " +
+        s"cross partition update case (Primary key constraint '${pk.mkString("[", ", ", "]")}' not include all partition " +
+        s"fields '${schema.partitionKeys.mkString("[", ", ", "]")}').")
     }
     val trimmed = pk.filterNot(schema.partitionKeys.contains)
     if (trimmed.isEmpty) fail("the primary key must have a column that is not a partition column")
@@ -87,6 +90,14 @@ object KeyLayout {
     BucketFunctionType.check(table, schema, bucketKeys)
     KeyLayout(Nil, Nil, bucketKeys, options.bucket)
   }
+
+  /**
+   * Paimon's cross-partition update: a primary key without every partition column. With `bucket` =
+   * -1 a write looks each key up where the table holds it ([[paimonspark.table.write.KeyLocations]]);
+   * with fixed or postpone buckets, as in Paimon, nothing keeps a key in one partition but the input.
+   */
+  def crossPartition(schema: TableSchema): Boolean =
+    schema.primaryKeys.nonEmpty && schema.partitionKeys.exists(p => !schema.primaryKeys.contains(p))
 
   private def noBucketKeyWithDynamicBuckets(table: String, options: TableOptions): Unit =
     if (options.bucket == -1 && options.bucketKey.nonEmpty) {

@@ -86,6 +86,9 @@ final case class TableOptions(raw: Map[String, String]) {
   def postponeBatchWriteMaxParallelism: Int = int("postpone.batch-write-fixed-bucket.max-parallelism")
   /** `postpone.default-bucket-num` when the table sets it: Paimon's Spark compaction uses Spark's parallelism otherwise. */
   def postponeDefaultBucketNum: Option[Int] = raw.get("postpone.default-bucket-num").map(_.trim.toInt)
+  /** Keys only in files older than this are not looked up by a cross-partition write (and may then be duplicated). */
+  def crossPartitionIndexTtl: Option[java.time.Duration] =
+    get("cross-partition-upsert.index-ttl").map(DurationText.parse("cross-partition-upsert.index-ttl", _))
   def dynamicBucketAssigners: Option[Int] =
     get(DynamicAssignerParallelism).orElse(get(DynamicInitialBuckets)).map(_.trim.toInt)
 

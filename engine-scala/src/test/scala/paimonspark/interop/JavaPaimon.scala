@@ -121,6 +121,20 @@ final class JavaPaimon(warehouseUri: String, catalogOptions: Map[String, String]
 
   def insert(name: String, rows: Seq[Any]*): Unit = write(name, rows.map(RowKind.INSERT -> _))
 
+  /**
+   * One batch commit of inserts into the buckets given, as Paimon's Flink sink writes a
+   * cross-partition table once its assigner chose each row's bucket.
+   */
+  def insertIntoBuckets(name: String, rows: (Seq[Any], Int)*): Unit = {
+    val builder = table(name).newBatchWriteBuilder()
+    val write = builder.newWrite().withIOManager(ioManager)
+    val commit = builder.newCommit()
+    try {
+      rows.foreach { case (values, bucket) => write.write(GenericRow.of(values.map(JavaPaimon.internal): _*), bucket) }
+      commit.commit(write.prepareCommit())
+    } finally { write.close(); commit.close() }
+  }
+
   /** A full compaction of every bucket that has data, committed as one COMPACT snapshot. */
   def compact(name: String): Unit = {
     val t = table(name)

@@ -37,7 +37,8 @@ final case class MergeSplit(sections: Array[MergeSection]) extends InputPartitio
  * resurrect an older version of a key. Spark applies every filter again after the scan.
  */
 final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters: Seq[Filter], predicate: Option[Predicate],
-    rowKind: Boolean = false, buckets: Option[Set[String]] = None, fileFilter: DataFileMeta => Boolean = _ => true)
+    rowKind: Boolean = false, buckets: Option[Set[String]] = None, fileFilter: DataFileMeta => Boolean = _ => true,
+    everyLevel: Boolean = false)
     extends TableScan(table, if (rowKind) StructType(required.filterNot(_.name == ChangeColumns.RowKind)) else required,
       predicate, buckets, fileFilter) {
 
@@ -70,10 +71,11 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
 
   /**
    * Per split, its sections read as they are and those to merge; planned once. Tables of the
-   * first-row engine only show files above level 0, as in Paimon: compaction makes rows visible.
+   * first-row engine only show files above level 0, as in Paimon: compaction makes rows visible;
+   * `everyLevel` reads those too (the keys a cross-partition write looks up, as Paimon's bootstrap).
    */
   private lazy val planned: Seq[Planned] = splits.map { split =>
-    val visible = if (engine.engine == "first-row") split.files.filter(_.level > 0) else split.files
+    val visible = if (engine.engine == "first-row" && !everyLevel) split.files.filter(_.level > 0) else split.files
     val (asIs, merged) = ranges.sections(visible).partition(readAsIs)
     (split, asIs.flatten, merged)
   }

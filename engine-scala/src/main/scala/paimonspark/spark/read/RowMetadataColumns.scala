@@ -2,9 +2,9 @@ package paimonspark.spark.read
 
 import org.apache.spark.sql.connector.catalog.MetadataColumn
 import org.apache.spark.sql.connector.expressions.{Expressions, NamedReference}
-import org.apache.spark.sql.types.{DataType, LongType, StringType, StructField}
+import org.apache.spark.sql.types.{DataType, IntegerType, LongType, StringType, StructField}
 
-/** A metadata column of an append table's rows, under Paimon's name; `SELECT *` leaves it out. */
+/** A metadata column of a table's rows, under Paimon's name; `SELECT *` leaves it out. */
 sealed abstract class RowMetadataColumn(val Name: String, dataType: DataType, description: String) extends MetadataColumn {
   override def name(): String = Name
   override def dataType(): DataType = dataType
@@ -26,3 +26,9 @@ object FilePathColumn extends RowMetadataColumn("__paimon_file_path", StringType
  * [[FilePathColumn]] it identifies a row: DELETE, UPDATE and MERGE with deletion vectors mark rows by it.
  */
 object RowIndexColumn extends RowMetadataColumn("__paimon_row_index", LongType, "the row's position in its data file")
+
+/**
+ * The bucket a row was read from, of any table (a cross-partition write's bootstrap reads where
+ * each key lives by it). It comes right after the partition columns, as a value of the split.
+ */
+object BucketColumn extends RowMetadataColumn("__paimon_bucket", IntegerType, "the bucket the row was read from")

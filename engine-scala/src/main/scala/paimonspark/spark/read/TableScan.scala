@@ -33,10 +33,14 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
   protected val readsFilePath: Boolean = required.fieldNames.contains(FilePathColumn.Name)
   /** Whether the row position metadata column is read; it comes last, and files are then read whole. */
   protected val readsRowIndex: Boolean = required.fieldNames.contains(RowIndexColumn.Name)
-  protected val readDataSchema: StructType = StructType(required.filterNot(f =>
-    partitionNames.contains(f.name) || f.name == FilePathColumn.Name || f.name == RowIndexColumn.Name))
-  protected val readPartitionSchema: StructType = StructType(required.filter(f => partitionNames.contains(f.name)))
-  private val partitionPositions = readPartitionSchema.map(f => schema.partitionKeys.indexOf(f.name))
+  protected val readDataSchema: StructType = StructType(required.filterNot(f => partitionNames.contains(f.name) ||
+    f.name == FilePathColumn.Name || f.name == RowIndexColumn.Name || f.name == BucketColumn.Name))
+  private val readPartitions = required.filter(f => partitionNames.contains(f.name))
+  private val partitionPositions = readPartitions.map(f => schema.partitionKeys.indexOf(f.name))
+  private val readsBucket = required.fieldNames.contains(BucketColumn.Name)
+  /** What each split appends to its rows: the requested partition columns, then the bucket ([[BucketColumn]]). */
+  protected val readPartitionSchema: StructType =
+    StructType(readPartitions ++ (if (readsBucket) Seq(BucketColumn.field) else Nil))
   /** The table's columns as files store them (CHAR/VARCHAR as strings). */
   protected val tableStruct: StructType = SparkTypes.physical(SparkTypes.toSparkStruct(schema.fields, withFieldIds = false))
 
@@ -112,9 +116,10 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
   /** The readers of this scan's tasks, [[BucketTask]]s unwrapped. */
   protected def readerFactory(): PartitionReaderFactory
 
-  /** The values of the requested partition columns of a split, in output order. */
+  /** The values of the requested partition columns of a split, in output order, then its bucket if requested. */
   protected def partitionValues(split: DataSplit): GenericInternalRow =
-    new GenericInternalRow(partitionPositions.map(p => split.partition.values(p)).toArray[Any])
+    new GenericInternalRow((partitionPositions.map(p => split.partition.values(p)) ++
+      (if (readsBucket) Seq(split.bucket) else Nil)).toArray[Any])
 
   /** How this scan packs its tasks ([[ReadPacking]]). */
   protected lazy val packing: SplitPacking = ReadPacking.of(table)

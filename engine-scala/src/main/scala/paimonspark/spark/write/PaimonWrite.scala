@@ -9,11 +9,11 @@ import org.apache.spark.sql.connector.write._
 
 import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
 
-import paimonspark.CommitConflictException
+import paimonspark.{CommitConflictException, UnsupportedFeatureException}
 import paimonspark.format.{ManifestEntry, SnapshotJson, TablePaths}
 import paimonspark.spark.SparkTable
 import paimonspark.spark.catalog.{BucketFunction, PaimonFunctions}
-import paimonspark.table.{BucketFunctionType, KeyLayout}
+import paimonspark.table.{BucketFunctionType, KeyLayout, TableOptions}
 import paimonspark.table.options.ChangelogProducer
 import paimonspark.table.write.{AppendBuckets, Bucketing, OverwriteScope, PrimaryKeyWriter, TableCommit, WriteRestore,
   WrittenFiles}
@@ -45,6 +45,8 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
    */
   override def requiredDistribution(): Distribution =
     if (!store.isPrimaryKeyTable && !bucketed) Distributions.unspecified()
+    // A key's rows go to one task whatever their partition: its assigner's, which looks it up.
+    else if (bucketing.isInstanceOf[Bucketing.CrossPartition]) Distributions.clustered(Array(bucketOfRow))
     else Distributions.clustered((partitions :+ bucketOfRow).toArray)
 
   /** The bucket of a row as the writers compute it: the table's bucket function, or the dynamic assigner. */
@@ -57,6 +59,7 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
       case Bucketing.PerPartition(_, default) => (function, default, layout.bucketKeys)
       case Bucketing.Postpone => (BucketFunction.Name, SparkSession.active.sparkContext.defaultParallelism, layout.trimmedKeys)
       case d: Bucketing.Dynamic => (BucketFunction.Name, d.assigners, layout.trimmedKeys)
+      case c: Bucketing.CrossPartition => (BucketFunction.Name, c.assigners, layout.primaryKeys)
     }
     Expressions.apply(name, (Expressions.literal(n) +: columns.map(Expressions.column)): _*)
   }
@@ -87,7 +90,42 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
     if (replacesPartitions) restored.replacingPartitions else restored
   }
 
-  private def primaryKeyFactory(bucketing: Bucketing) = new PrimaryKeyWriterFactory(store, restore(), bucketing)
+  private def primaryKeyFactory(bucketing: Bucketing) = {
+    val restored = restore()
+    new PrimaryKeyWriterFactory(store, restored, bootstrapped(bucketing, restored))
+  }
+
+  // The bootstrap files a cross-partition write reads (name prefix, assigners), deleted once it ends.
+  @volatile private var keyFiles: Option[(String, Int)] = None
+  // The snapshot at which a cross-partition write looked its keys up, which its commit checks against.
+  @volatile private var keysReadAt: Option[Long] = None
+
+  /**
+   * A cross-partition write looks keys up where the snapshot its sequences continue from holds
+   * them (a copy-on-write statement's rows so go back where they were); one that replaces the whole
+   * table starts from no key. Replacing some partitions only is refused: a moved key's retraction
+   * would land in a partition outside them.
+   */
+  private def bootstrapped(bucketing: Bucketing, restored: WriteRestore): Bucketing = bucketing match {
+    case c: Bucketing.CrossPartition => replaces.map(_()) match {
+      case None | Some(OverwriteScope.Files(_) | OverwriteScope.Marked(_)) =>
+        val keys = CrossPartitionBootstrap.run(store, restored.snapshotId, c.assigners)
+        keyFiles = keys.map { case (prefix, _) => prefix -> c.assigners }
+        keysReadAt = Some(restored.snapshotId.getOrElse(0L))
+        c.copy(keys = keys)
+      case Some(OverwriteScope.WholeTable) => c
+      case Some(_) => throw new UnsupportedFeatureException(s"table ${table.name()}: INSERT OVERWRITE of some partitions " +
+        "of a table whose primary key leaves out a partition column (a cross-partition upsert table) is not supported: " +
+        "a key moved out of them would stay in its old partition; overwrite the whole table, or use MERGE INTO",
+        TableOptions.Bucket)
+    }
+    case other => other
+  }
+
+  private def dropKeyFiles(): Unit = {
+    keyFiles.foreach { case (prefix, assigners) => CrossPartitionBootstrap.delete(store, prefix, assigners) }
+    keyFiles = None
+  }
 
   /** The writers of a primary-key table's row-level changes ([[KeyDeltaWrite]]). */
   def primaryKeyWriterFactory: PrimaryKeyWriterFactory = primaryKeyFactory(bucketing)
@@ -99,8 +137,9 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
     val written = messages.toSeq.collect { case f: FilesWritten => f.files }
     val entries = written.flatMap(_.data)
     // What is replaced is decided only now: a copy-on-write scan may have narrowed its files at run time.
-    new TableCommit(store, commitUser).commit(entries, replaces.map(_()), written.flatMap(_.index),
-      written.flatMap(_.changelog), identifier, bucketsPlannedAt = plannedAt)
+    try new TableCommit(store, commitUser).commit(entries, replaces.map(_()), written.flatMap(_.index),
+      written.flatMap(_.changelog), identifier, bucketsPlannedAt = plannedAt, keysReadAt = keysReadAt)
+    finally dropKeyFiles()
     // Postpone-bucket tables are compacted by CALL only, as Paimon's writers leave them.
     if (entries.nonEmpty && !store.options.writeOnly && store.options.bucket != TablePaths.PostponeBucket) {
       compactWritten(entries, identifier)
@@ -156,11 +195,13 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
     }
   }
 
-  override def abort(messages: Array[WriterCommitMessage]): Unit =
+  override def abort(messages: Array[WriterCommitMessage]): Unit = {
+    dropKeyFiles()
     messages.toSeq.collect { case f: FilesWritten => f.files }.foreach { f =>
       (f.data ++ f.changelog).foreach(e => store.io.delete(store.dataFilePath(e.partition, e.bucket, e.file), recursive = false))
       f.index.flatMap(_.entries).foreach(e => store.io.delete(store.paths.indexFile(e.fileName), recursive = false))
     }
+  }
 }
 
 private object PaimonWrite {

@@ -28,9 +28,9 @@ private[table] object ProcessingOptions extends OptionDeclarations {
     implemented("dynamic-bucket.max-buckets", AnyInt, "-1", (k, v) =>
       if (v.trim.toInt != -1 && v.trim.toInt <= 0) invalid(k, v, "-1 (unlimited) or positive")),
     implemented("dynamic-bucket.assigner-parallelism", IntIn(1, Short.MaxValue)),
-    noEffect("cross-partition-upsert.index-ttl", time, null, "it applies to cross-partition upserts, refused on their own"),
+    implemented("cross-partition-upsert.index-ttl", time),
     noEffect("cross-partition-upsert.bootstrap-parallelism", AnyInt, "10",
-      "it applies to cross-partition upserts, refused on their own"),
+      "the bootstrap reads the table's keys in Spark tasks, packed by size as any scan"),
     implemented("postpone.batch-write-fixed-bucket", bool, "true"),
     implemented("postpone.batch-write-fixed-bucket.max-parallelism", AnyInt, "2048", (k, v) =>
       if (v.trim.toInt <= 0) invalid(k, v, "a positive number")),

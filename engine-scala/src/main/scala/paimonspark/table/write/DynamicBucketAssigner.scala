@@ -13,7 +13,7 @@ final class DynamicBucketAssigner(assignId: Int, assigners: Int, targetRowNum: L
     val existing: Map[Int, Array[Int]]) {
   private val known = mutable.HashMap.empty[Int, Int]
   existing.foreach { case (bucket, hashes) =>
-    hashes.foreach(h => if (DynamicBucketAssigner.assignerOf(h, assigners) == assignId) known(h) = bucket)
+    hashes.foreach(h => if (Bucketing.assignerOf(h, assigners) == assignId) known(h) = bucket)
   }
   private val used = mutable.Set(existing.keys.toSeq: _*)
   private val counts = mutable.TreeMap(existing.collect { case (b, hs) if owns(b) => b -> hs.length.toLong }.toSeq: _*)
@@ -39,8 +39,4 @@ final class DynamicBucketAssigner(assignId: Int, assigners: Int, targetRowNum: L
 
   /** The hashes added to each bucket since this assigner started. */
   def newHashes: Map[Int, Set[Int]] = added.map { case (b, hs) => b -> hs.toSet }.toMap
-}
-
-object DynamicBucketAssigner {
-  def assignerOf(hash: Int, assigners: Int): Int = math.abs(hash % assigners)
 }

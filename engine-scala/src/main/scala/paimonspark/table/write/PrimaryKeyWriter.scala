@@ -87,10 +87,22 @@ final class PrimaryKeyWriter(table: FileStoreTable, restored: WriteRestore, buck
         throw new InvalidDataException(s"table $name: primary-key column '$column' is null in a written row", column)
       }
     }
+    crossPartition match {
+      case Some(assigner) => assigner.route(row, kind, buffer)
+      case None => buffer(row, kind, bucketer.bucketOf(row))
+    }
+  }
+
+  private val crossPartition = bucketing match {
+    case c: Bucketing.CrossPartition => Some(new CrossPartitionAssigner(table, c))
+    case _ => None
+  }
+
+  private val buffer: (InternalRow, Byte, Int) => Unit = (row, kind, bucket) => {
     val kv = toBuffer(row)
     kv.setLong(KeyValue.SequenceOrdinal, arrival)
     kv.setByte(KeyValue.KindOrdinal, kind)
-    kv.setInt(bucketOrdinal, bucketer.bucketOf(row))
+    kv.setInt(bucketOrdinal, bucket)
     arrival += 1
     if (sorter == null) sorter = newSorter()
     sorter.insertRow(kv)

@@ -36,6 +36,21 @@ object Bucketing {
   }
   /** `bucket` = -2 otherwise: into the postpone bucket, unread until a compaction assigns buckets. */
   case object Postpone extends Bucketing
+  /**
+   * `bucket` = -1 on a cross-partition table ([[KeyLayout.crossPartition]]): each key's partition
+   * and bucket by where the table holds it ([[CrossPartitionAssigner]]). `keys` is the name prefix
+   * of the bootstrap's files of key locations, one per assigner, and the snapshot they were read at;
+   * None when there is nothing to look up (a new table, or an overwrite of the whole table).
+   */
+  final case class CrossPartition(assigners: Int, targetRowNum: Long, keys: Option[(String, Long)]) extends Bucketing {
+    def locations(table: FileStoreTable, assigner: Int): KeyLocations = keys.fold(new KeyLocations) { case (prefix, _) =>
+      KeyLocations.read(table.io, table.paths.indexFile(s"$prefix$assigner"), table.schema.primaryKeys.size,
+        table.schema.partitionKeys.size)
+    }
+  }
+
+  /** The assigner of a key's hash among `assigners`, which owns the buckets b with b % assigners == it. */
+  def assignerOf(hash: Int, assigners: Int): Int = math.abs(hash % assigners)
 
   def plan(table: FileStoreTable, assigners: => Int, overwrite: Boolean, streaming: Boolean = false): Bucketing = {
     val options = table.options
@@ -43,6 +58,8 @@ object Bucketing {
     else if (options.bucket == TablePaths.PostponeBucket) {
       if (streaming || !options.postponeBatchWriteFixedBucket) Postpone
       else PerPartition(WriteRestore.of(table).partitionBuckets, math.min(assigners, options.postponeBatchWriteMaxParallelism))
+    } else if (KeyLayout.crossPartition(table.schema)) {
+      CrossPartition(options.dynamicBucketAssigners.getOrElse(assigners), options.dynamicBucketTargetRowNum, None)
     } else {
       val files = if (overwrite) Nil else table.newManifestStore().indexFiles(table.snapshotManager.latest())
         .filter(_.indexType == IndexManifestAvro.HashIndex)
@@ -94,9 +111,10 @@ final class RowBucketer(table: FileStoreTable, bucketing: Bucketing) {
         })
         function.bucket(row, n)
       case Bucketing.Postpone => TablePaths.PostponeBucket
+      case _: Bucketing.CrossPartition => throw new IllegalStateException("a cross-partition write routes its rows itself")
       case d: Bucketing.Dynamic =>
         val hash = function.hash(row)
-        val assignId = DynamicBucketAssigner.assignerOf(hash, d.assigners)
+        val assignId = Bucketing.assignerOf(hash, d.assigners)
         val partition = toPartition(row)
         assigners.getOrElseUpdate((partition.copy(), assignId), {
           val bytes = BinaryRow.serialize(partitionTypes, partition)
@@ -108,7 +126,7 @@ final class RowBucketer(table: FileStoreTable, bucketing: Bucketing) {
 
   /** Writes a complete HASH index file for every bucket that got new keys. */
   def writeIndexes(): Seq[IndexChange] = bucketing match {
-    case _: Bucketing.Fixed | _: Bucketing.PerPartition | Bucketing.Postpone => Nil
+    case _: Bucketing.Fixed | _: Bucketing.PerPartition | Bucketing.Postpone | _: Bucketing.CrossPartition => Nil
     case d: Bucketing.Dynamic =>
       val namer = new FileNamer(TablePaths.IndexFilePrefix, "")
       assigners.values.toSeq.flatMap { case (partition, assigner) =>

@@ -47,11 +47,12 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
   /**
    * Commits and returns the new snapshot id, or None when there was nothing to commit. `changelog`
    * files (the `input` producer's) are listed in the snapshot's changelog manifest list. A write to
-   * fixed buckets says at which snapshot it planned them (`bucketsPlannedAt`, 0 for none).
+   * fixed buckets says at which snapshot it planned them (`bucketsPlannedAt`, 0 for none); a
+   * cross-partition write, at which it read where the keys live (`keysReadAt`).
    */
   def commit(added: Seq[ManifestEntry], overwrite: Option[OverwriteScope], index: Seq[IndexChange] = Nil,
       changelog: Seq[ManifestEntry] = Nil, identifier: Long = SnapshotJson.BatchCommitIdentifier,
-      bucketsPlannedAt: Option[Long] = None): Option[Long] = {
+      bucketsPlannedAt: Option[Long] = None, keysReadAt: Option[Long] = None): Option[Long] = {
     val writtenPartitions = added.map(_.partitionKey).toSet
     val nothingToReplace = added.isEmpty && (overwrite.contains(OverwriteScope.WrittenPartitions) ||
       overwrite.contains(OverwriteScope.Files(Set.empty)) || (overwrite.exists(_.isInstanceOf[OverwriteScope.Marked]) &&
@@ -84,7 +85,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
         s"partitions it replaces (bucket ${c.bucket}); a dynamic-bucket table can only take them from an " +
         "empty index where the partition is replaced; nothing was committed")
     }
-    run(added, kind, (store, base) => overwrite match {
+    run(added, kind, (store, base) => { keysReadAt.foreach(checkKeysStayed); overwrite } match {
       case None =>
         bucketsPlannedAt.foreach(checkBucketCounts(store, base, added, _))
         Nil
@@ -204,6 +205,22 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
             s"${counts(e.partitionKey)} without overwrite. Give up committing.")
         }
     }
+  }
+
+  /**
+   * A cross-partition write put each key where the table held it at snapshot `readAt`: a commit
+   * since that wrote rows (anything but a compaction) may have put a key elsewhere, and this write
+   * would then leave it in two partitions. As in Paimon, such tables take one writer at a time.
+   */
+  private def checkKeysStayed(readAt: Long): Unit = {
+    val snapshots = table.snapshotManager
+    snapshots.latestId().toSeq.flatMap(latest => readAt + 1 to latest).find(id =>
+      snapshots.readIfExists(id).forall(s => s.commitKind == CommitKind.Append || s.commitKind == CommitKind.Overwrite))
+      .foreach { id =>
+        throw new CommitConflictException(table.name, s"Commit to table ${table.location} conflicts with a concurrent " +
+          s"commit: snapshot $id wrote rows after this cross-partition write looked its keys up at snapshot $readAt " +
+          "(a cross-partition table takes one writer at a time); nothing was committed")
+      }
   }
 
   private def deletionConflict(gone: Set[FileIdentifier]): CommitConflictException =
