@@ -9,7 +9,7 @@ SOURCES := $(shell find engine-scala/src/main -type f 2>/dev/null) build.sbt
 # (and every Spark process they start) stay on loopback.
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
-.PHONY: venv jar wheel publish-local test test-scala test-python demo bench clean
+.PHONY: venv jar wheel publish-local test test-scala test-python demo bench profile clean
 
 venv: $(VENV)/.installed
 
@@ -67,6 +67,11 @@ demo: $(JAR)
 
 bench: $(JAR)
 	$(PY) bench/run.py
+
+# JFR profiles of the upsert ingest (bench/write_profile.py), summarized in bench/results/profile_*.md.
+profile: $(JAR)
+	$(PY) bench/write_profile.py --mode default
+	$(PY) bench/write_profile.py --mode write-only
 
 clean:
 	rm -rf target engine-scala/target project/target project/project test-reports dist $(JAR) .scala-status .pytest-status .jar-ready

@@ -73,7 +73,7 @@ class CrossPartitionSuite extends AnyFunSuite with BeforeAndAfterAll {
       // next write looks them up (Paimon's bootstrap reads every level).
       val lazyCompaction = engine == "first-row"
       def compact(): Unit = if (lazyCompaction) sql(s"CALL paimon.sys.compact(table => 'default.$t')")
-      (1 to 7).foreach { step =>
+      (1 to 5).foreach { step =>
         if (step % 3 == 0 && model.nonEmpty) {
           compact()
           val gone = random.shuffle(model.keys.toSeq).take(2)

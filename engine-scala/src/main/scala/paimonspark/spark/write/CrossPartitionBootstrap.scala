@@ -28,8 +28,11 @@ import paimonspark.table.write.{Bucketing, KeyLocations, PrimaryKeyWriter}
  * as in Paimon (their keys may then be written again elsewhere).
  */
 object CrossPartitionBootstrap {
-  /** The files' name prefix and the snapshot read, or None when the table holds no row at `snapshotId`. */
-  def run(table: FileStoreTable, snapshotId: Option[Long], assigners: Int): Option[(String, Long)] =
+  /**
+   * The files' name prefix, or None when the table holds no row at `snapshotId`. A failed bootstrap
+   * deletes what it wrote.
+   */
+  def run(table: FileStoreTable, snapshotId: Option[Long], assigners: Int): Option[String] =
     snapshotId.flatMap(table.snapshotManager.readIfExists).flatMap { snapshot =>
       val at = table.readingAt(snapshot)
       val schema = table.schema
@@ -60,14 +63,19 @@ object CrossPartitionBootstrap {
           }
         }
         // Kryo: Spark's default Java serialization of the shuffled byte arrays costs more than the scan.
-        new ShuffledRDD[Int, Array[Byte], Array[Byte]](located, new HashPartitioner(assigners))
+        try new ShuffledRDD[Int, Array[Byte], Array[Byte]](located, new HashPartitioner(assigners))
           .setSerializer(new KryoSerializer(context.getConf)).foreachPartition { slice =>
             if (slice.hasNext) {
               val first = slice.buffered
               KeyLocations.write(at.io, at.paths.indexFile(s"$prefix${first.head._1}"), first.map(_._2))
             }
           }
-        Some(prefix -> snapshot.id)
+        catch {
+          case e: Throwable =>
+            delete(table, prefix, assigners)
+            throw e
+        }
+        Some(prefix)
       }
     }
 

@@ -110,7 +110,7 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
     case c: Bucketing.CrossPartition => replaces.map(_()) match {
       case None | Some(OverwriteScope.Files(_) | OverwriteScope.Marked(_)) =>
         val keys = CrossPartitionBootstrap.run(store, restored.snapshotId, c.assigners)
-        keyFiles = keys.map { case (prefix, _) => prefix -> c.assigners }
+        keyFiles = keys.map(_ -> c.assigners)
         keysReadAt = Some(restored.snapshotId.getOrElse(0L))
         c.copy(keys = keys)
       case Some(OverwriteScope.WholeTable) => c

@@ -39,11 +39,11 @@ object Bucketing {
   /**
    * `bucket` = -1 on a cross-partition table ([[KeyLayout.crossPartition]]): each key's partition
    * and bucket by where the table holds it ([[CrossPartitionAssigner]]). `keys` is the name prefix
-   * of the bootstrap's files of key locations, one per assigner, and the snapshot they were read at;
-   * None when there is nothing to look up (a new table, or an overwrite of the whole table).
+   * of the bootstrap's files of key locations, one per assigner; None when there is nothing to look
+   * up (a new table, or an overwrite of the whole table).
    */
-  final case class CrossPartition(assigners: Int, targetRowNum: Long, keys: Option[(String, Long)]) extends Bucketing {
-    def locations(table: FileStoreTable, assigner: Int): KeyLocations = keys.fold(new KeyLocations) { case (prefix, _) =>
+  final case class CrossPartition(assigners: Int, targetRowNum: Long, keys: Option[String]) extends Bucketing {
+    def locations(table: FileStoreTable, assigner: Int): KeyLocations = keys.fold(new KeyLocations) { prefix =>
       KeyLocations.read(table.io, table.paths.indexFile(s"$prefix$assigner"), table.schema.primaryKeys.size,
         table.schema.partitionKeys.size)
     }

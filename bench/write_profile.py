@@ -1,0 +1,153 @@
+"""Where the write path's CPU goes: `make profile`, or from the repository root
+
+    .venv/bin/python bench/write_profile.py [--rows N] [--mode default|write-only|lookup]
+
+The upsert-ingest workload of bench/changelog.py (a 2 M-row, 8-bucket, 10-column primary-key table,
+compacted, then 10 batches of 200,000 upserts, half updates) is written by our engine while Java
+Flight Recorder samples the Spark JVM (local[2]): only the timed batches are recorded. The samples
+are summarized twice: by phase (the outermost frame of ours or Spark's that says what the thread was
+doing: shuffle, sort and merge of the write buffer, level-0 write, compaction, lookup, changelog) and
+by the work at the top of the stack (Parquet dictionary building, plain encoding, compression,
+decoding, row conversion, sorting, hashing). Writes bench/results/profile_<mode>.md and the raw
+recording to bench/work/ (deleted by the next run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+from harness import timed_with_cpu, warehouse_dir  # noqa: E402
+from upsert_ingest import BATCHES, BUCKETS, Sizes, cached_batches, preload  # noqa: E402
+
+# Phases: the first rule matched walking from the thread's outermost frame inwards.
+PHASES = [
+    ("lookup changelog", ["paimonspark.lsm.LookupChangelog", "paimonspark.lsm.LevelLookup"]),
+    ("compaction", ["paimonspark.lsm.Compactor", "paimonspark.lsm.CompactSteps", "paimonspark.table.compact."]),
+    ("write buffer: flush (merge, level-0 file)", ["paimonspark.table.write.PrimaryKeyWriter.flush"]),
+    ("write buffer: insert and sort", ["paimonspark.table.write.PrimaryKeyWriter", "UnsafeExternalRowSorter",
+                                       "UnsafeExternalSorter"]),
+    ("shuffle write", ["org.apache.spark.shuffle.sort", "org.apache.spark.shuffle.ShuffleWriteProcessor"]),
+    ("shuffle read", ["org.apache.spark.shuffle.BlockStoreShuffleReader", "ShuffleBlockFetcherIterator"]),
+    ("commit and planning", ["paimonspark.table.write.TableCommit", "paimonspark.table.ManifestStore",
+                             "paimonspark.table.scan."]),
+    ("reading cached batches", ["org.apache.spark.sql.execution.columnar", "InMemoryRelation"]),
+]
+# Work: the first rule matched walking from the top of the stack down.
+WORK = [
+    ("Parquet dictionary building", ["org.apache.parquet.column.values.dictionary", "it.unimi.dsi.fastutil"]),
+    ("compression (zstd)", ["zstd", "Zstd"]),
+    ("Parquet plain/RLE encoding", ["org.apache.parquet.column.values", "org.apache.parquet.bytes",
+                                    "org.apache.parquet.column.impl", "org.apache.parquet.io"]),
+    ("Parquet statistics", ["org.apache.parquet.column.statistics"]),
+    ("Parquet decoding", ["org.apache.parquet.column.values.plain", "VectorizedRleValuesReader",
+                          "VectorizedPlainValuesReader", "VectorizedColumnReader", "org.apache.parquet.hadoop"]),
+    ("writing rows into Parquet", ["org.apache.spark.sql.execution.datasources.parquet.ParquetWriteSupport",
+                                   "paimonspark.format.ParquetDataFile", "paimonspark.format.FlatRowWriter"]),
+    ("merge by key", ["paimonspark.lsm.SortedRunMerge", "paimonspark.lsm.DeduplicateEngine",
+                      "paimonspark.lsm.MergeEngine"]),
+    ("sorting", ["UnsafeInMemorySorter", "RadixSort", "TimSort", "UnsafeSorterSpill", "PrefixComparator",
+                 "GeneratedClass$SpecificOrdering", "Ordering"]),
+    ("row conversion (projections, copies)", ["GeneratedClass$SpecificUnsafeProjection", "UnsafeRow",
+                                              "ProjectingInternalRow", "JoinedRow", "Platform.copyMemory",
+                                              "UnsafeWriter", "UnsafeRowWriter"]),
+    ("hashing, bucketing", ["Murmur3", "XXH64", "BucketHash", "BinaryRowWriter"]),
+    ("shuffle I/O and serialization", ["org.apache.spark.shuffle", "org.apache.spark.storage",
+                                       "org.apache.spark.serializer", "net.jpountz", "com.github.luben"]),
+    ("file system", ["org.apache.hadoop.fs", "java.io.", "sun.nio", "java.nio"]),
+]
+
+
+def frame_name(frame: dict) -> str:
+    method = frame["method"]
+    return f"{method['type']['name']}.{method['name']}"
+
+
+def classify(frames: list[str], rules: list, outermost_first: bool) -> str:
+    for name in (reversed(frames) if outermost_first else frames):
+        for label, needles in rules:
+            if any(n in name for n in needles):
+                return label
+    return "other"
+
+
+def summarize(recording: Path) -> tuple[int, dict, dict, dict]:
+    printed = subprocess.run(["jfr", "print", "--json", "--events", "jdk.ExecutionSample", str(recording)],
+                             capture_output=True, text=True, check=True).stdout
+    events = json.loads(printed)["recording"]["events"]
+    phases, work, self_time = collections.Counter(), collections.Counter(), collections.Counter()
+    for e in events:
+        frames = [frame_name(f) for f in (e["values"]["stackTrace"] or {}).get("frames", [])]
+        if not frames:
+            continue
+        phases[classify(frames, PHASES, outermost_first=True)] += 1
+        work[classify(frames, WORK, outermost_first=False)] += 1
+        self_time[frames[0]] += 1
+    return len(events), phases, work, self_time
+
+
+def table(counter: collections.Counter, total: int, limit: int | None = None) -> list[str]:
+    lines = ["| | samples | share |", "| --- | ---: | ---: |"]
+    for name, n in counter.most_common(limit):
+        lines.append(f"| {name} | {n:,} | {n / total:.1%} |")
+    return lines
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=2_000_000, help="table rows after the batches (default 2 M)")
+    parser.add_argument("--mode", choices=["default", "write-only", "lookup"], default="default")
+    args = parser.parse_args(argv)
+    from run import start_spark
+
+    work = BENCH / "work"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    spark = start_spark("6g")
+    try:
+        sizes = Sizes(args.rows)
+        batches = cached_batches(spark, sizes, BATCHES)
+        schema = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in batches[0].schema.fields)
+        options = {"default": "", "write-only": ", 'write-only' = 'true'",
+                   "lookup": ", 'changelog-producer' = 'lookup'"}[args.mode]
+        spark.sql(f"CREATE TABLE paimon.default.profiled ({schema}) TBLPROPERTIES ('primary-key' = 'id', "
+                  f"'bucket' = '{BUCKETS}'{options})")
+        preload(spark, sizes).writeTo("paimon.default.profiled").append()
+        spark.sql("CALL paimon.sys.compact(table => 'default.profiled')").collect()
+        pid = str(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+        recording = work / f"profile_{args.mode}.jfr"
+        subprocess.run(["jcmd", pid, "JFR.start", "name=write", "settings=profile"], check=True, capture_output=True)
+        wall = cpu = 0.0
+        for b in range(BATCHES):
+            w, c = timed_with_cpu(spark, lambda: batches[b].writeTo("paimon.default.profiled").append())
+            wall, cpu = wall + w, cpu + c
+        subprocess.run(["jcmd", pid, "JFR.stop", "name=write", f"filename={recording}"], check=True,
+                       capture_output=True)
+        assert warehouse_dir(spark).exists()
+    finally:
+        spark.stop()
+    total, phases, work_kinds, self_time = summarize(recording)
+    out = BENCH / "results" / f"profile_{args.mode.replace('-', '_')}.md"
+    out.write_text("\n".join([
+        f"# Where the CPU of the upsert ingest goes ({args.mode} options)", "",
+        f"{BATCHES} batches of {sizes.batch:,} upserts (half updates) into a {sizes.preload:,}-row, {BUCKETS}-bucket "
+        f"table, 10 columns: {wall:.1f} s wall, {cpu:.1f} CPU-s of the Spark JVM (local[2]), {total:,} JFR "
+        "execution samples (`settings=profile`: every 10 ms per running Java thread; GC and JIT threads are not "
+        "sampled). Made by `make profile` (bench/write_profile.py).", "",
+        "## By phase (outermost frame that says what the thread was doing)", "", *table(phases, total), "",
+        "## By work (top of the stack)", "", *table(work_kinds, total), "",
+        "## Hottest methods (self samples)", "", *table(self_time, total, 25), ""]))
+    print(f"wrote {out.relative_to(BENCH.parent)}: {total:,} samples, {wall:.1f} s wall, {cpu:.1f} CPU-s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
