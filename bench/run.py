@@ -54,7 +54,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def start_spark(driver_memory: str):
+def start_spark(driver_memory: str, java_options: str = ""):
     from pyspark.sql import SparkSession
 
     from paimon_spark import configure_spark_with_paimon
@@ -63,7 +63,7 @@ def start_spark(driver_memory: str):
                # The heap size only takes effect when set before the JVM starts, i.e. here.
                .config("spark.driver.memory", driver_memory)
                # A heap fixed at full size from the start: a growing heap makes early runs slower.
-               .config("spark.driver.extraJavaOptions", f"-Xms{driver_memory}")
+               .config("spark.driver.extraJavaOptions", f"-Xms{driver_memory} {java_options}".strip())
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.log.level", "ERROR"))

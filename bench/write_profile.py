@@ -28,7 +28,7 @@ sys.path.insert(0, str(BENCH))
 from harness import timed_with_cpu, warehouse_dir  # noqa: E402
 from upsert_ingest import BATCHES, BUCKETS, Sizes, cached_batches, preload  # noqa: E402
 
-# Phases: the first rule matched walking from the thread's outermost frame inwards.
+# Phases: the first rule that some frame of the whole stack matches.
 PHASES = [
     ("lookup changelog", ["paimonspark.lsm.LookupChangelog", "paimonspark.lsm.LevelLookup"]),
     ("compaction", ["paimonspark.lsm.Compactor", "paimonspark.lsm.CompactSteps", "paimonspark.table.compact."]),
@@ -41,15 +41,16 @@ PHASES = [
                              "paimonspark.table.scan."]),
     ("reading cached batches", ["org.apache.spark.sql.execution.columnar", "InMemoryRelation"]),
 ]
-# Work: the first rule matched walking from the top of the stack down.
+# Work: the first rule (in this order) that some frame near the top of the stack matches.
+TOP_FRAMES = 12
 WORK = [
     ("Parquet dictionary building", ["org.apache.parquet.column.values.dictionary", "it.unimi.dsi.fastutil"]),
-    ("compression (zstd)", ["zstd", "Zstd"]),
-    ("Parquet plain/RLE encoding", ["org.apache.parquet.column.values", "org.apache.parquet.bytes",
-                                    "org.apache.parquet.column.impl", "org.apache.parquet.io"]),
     ("Parquet statistics", ["org.apache.parquet.column.statistics"]),
+    ("compression (zstd)", ["zstd", "Zstd"]),
     ("Parquet decoding", ["org.apache.parquet.column.values.plain", "VectorizedRleValuesReader",
                           "VectorizedPlainValuesReader", "VectorizedColumnReader", "org.apache.parquet.hadoop"]),
+    ("Parquet plain/RLE encoding", ["org.apache.parquet.column.values", "org.apache.parquet.bytes",
+                                    "org.apache.parquet.column.impl", "org.apache.parquet.io"]),
     ("writing rows into Parquet", ["org.apache.spark.sql.execution.datasources.parquet.ParquetWriteSupport",
                                    "paimonspark.format.ParquetDataFile", "paimonspark.format.FlatRowWriter"]),
     ("merge by key", ["paimonspark.lsm.SortedRunMerge", "paimonspark.lsm.DeduplicateEngine",
@@ -68,30 +69,35 @@ WORK = [
 
 def frame_name(frame: dict) -> str:
     method = frame["method"]
-    return f"{method['type']['name']}.{method['name']}"
+    return f"{method['type']['name'].replace('/', '.')}.{method['name']}"
 
 
-def classify(frames: list[str], rules: list, outermost_first: bool) -> str:
-    for name in (reversed(frames) if outermost_first else frames):
-        for label, needles in rules:
-            if any(n in name for n in needles):
-                return label
-    return "other"
+def first_rule(frames: list[str], rules: list) -> str:
+    """The first rule (in list order) that some of these frames match."""
+    return next((label for label, needles in rules if any(n in f for f in frames for n in needles)), "other")
+
+
+# Threads parked in native calls (network polls, socket and pipe reads) are sampled too, and cost nothing.
+IDLE_NATIVE = ["epollWait", "Net.accept", "SocketDispatcher.read", "FileInputStream.readBytes", "Net.poll"]
 
 
 def summarize(recording: Path) -> tuple[int, dict, dict, dict]:
-    printed = subprocess.run(["jfr", "print", "--json", "--events", "jdk.ExecutionSample", str(recording)],
+    # Native samples too: zstd compresses in native code (zstd-jni), which Java samples never see.
+    printed = subprocess.run(["jfr", "print", "--json", "--stack-depth", "512", "--events",
+                              "jdk.ExecutionSample,jdk.NativeMethodSample", str(recording)],
                              capture_output=True, text=True, check=True).stdout
     events = json.loads(printed)["recording"]["events"]
-    phases, work, self_time = collections.Counter(), collections.Counter(), collections.Counter()
+    phases, work_kinds, self_time = collections.Counter(), collections.Counter(), collections.Counter()
+    total = 0
     for e in events:
         frames = [frame_name(f) for f in (e["values"]["stackTrace"] or {}).get("frames", [])]
-        if not frames:
+        if not frames or any(idle in frames[0] for idle in IDLE_NATIVE):
             continue
-        phases[classify(frames, PHASES, outermost_first=True)] += 1
-        work[classify(frames, WORK, outermost_first=False)] += 1
+        total += 1
+        phases[first_rule(frames, PHASES)] += 1
+        work_kinds[first_rule(frames[:TOP_FRAMES], WORK)] += 1
         self_time[frames[0]] += 1
-    return len(events), phases, work, self_time
+    return total, phases, work_kinds, self_time
 
 
 def table(counter: collections.Counter, total: int, limit: int | None = None) -> list[str]:
@@ -105,13 +111,17 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=2_000_000, help="table rows after the batches (default 2 M)")
     parser.add_argument("--mode", choices=["default", "write-only", "lookup"], default="default")
+    parser.add_argument("--java-options", default="", help="more options of the Spark JVM, e.g. "
+                        "-Dpaimonspark.parquet.every-dictionary=true (Parquet builds every dictionary, as alone)")
+    parser.add_argument("--out", help="the report's name (default profile_<mode>)")
     args = parser.parse_args(argv)
     from run import start_spark
 
     work = BENCH / "work"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    spark = start_spark("6g")
+    # Deep stacks: JFR keeps 64 frames by default, which cuts off the outer frames that tell the phase.
+    spark = start_spark("6g", f"-XX:FlightRecorderOptions:stackdepth=512 {args.java_options}")
     try:
         sizes = Sizes(args.rows)
         batches = cached_batches(spark, sizes, BATCHES)
@@ -135,17 +145,19 @@ def main(argv: list[str]) -> int:
     finally:
         spark.stop()
     total, phases, work_kinds, self_time = summarize(recording)
-    out = BENCH / "results" / f"profile_{args.mode.replace('-', '_')}.md"
+    out = BENCH / "results" / f"{args.out or 'profile_' + args.mode.replace('-', '_')}.md"
     out.write_text("\n".join([
         f"# Where the CPU of the upsert ingest goes ({args.mode} options)", "",
-        f"{BATCHES} batches of {sizes.batch:,} upserts (half updates) into a {sizes.preload:,}-row, {BUCKETS}-bucket "
-        f"table, 10 columns: {wall:.1f} s wall, {cpu:.1f} CPU-s of the Spark JVM (local[2]), {total:,} JFR "
-        "execution samples (`settings=profile`: every 10 ms per running Java thread; GC and JIT threads are not "
-        "sampled). Made by `make profile` (bench/write_profile.py).", "",
+        f"{BATCHES} batches of {sizes.batch:,} upserts (half updates) into a {BUCKETS}-bucket, 10-column table preloaded "
+        f"with {sizes.preload:,} rows and compacted{', JVM options ' + args.java_options if args.java_options else ''}: "
+        f"{wall:.1f} s wall, {cpu:.1f} CPU-s of the Spark JVM (local[2]), "
+        f"{total:,} JFR samples of Java and native methods (`settings=profile`, every 10-20 ms; GC and JIT threads "
+        "are not sampled, so the shares are of the work the engine's and Spark's threads do). Made by `make profile` "
+        "(bench/write_profile.py).", "",
         "## By phase (outermost frame that says what the thread was doing)", "", *table(phases, total), "",
         "## By work (top of the stack)", "", *table(work_kinds, total), "",
         "## Hottest methods (self samples)", "", *table(self_time, total, 25), ""]))
-    print(f"wrote {out.relative_to(BENCH.parent)}: {total:,} samples, {wall:.1f} s wall, {cpu:.1f} CPU-s")
+    print(f"wrote {out}: {total:,} samples, {wall:.1f} s wall, {cpu:.1f} CPU-s")
     return 0
 
 

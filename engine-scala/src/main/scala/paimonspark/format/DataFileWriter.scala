@@ -35,12 +35,13 @@ final case class FileWriteSpec(format: String, compression: String, zstdLevel: I
 object DataFileWriter {
   /**
    * A new data file at `path` holding `fields` (with their ids). `uniqueColumns` hold a distinct value
-   * in (nearly) every row, like a key or sequence numbers: formats that build dictionaries skip them.
+   * in (nearly) every row, like a key or sequence numbers: formats that build dictionaries skip them,
+   * and the columns whose dictionaries files of the same kind dropped (`verdicts`).
    */
-  def open(io: FileIO, path: Path, fields: Seq[DataField], spec: FileWriteSpec, uniqueColumns: Seq[String] = Nil)
-      : DataFileWriter = spec.format match {
+  def open(io: FileIO, path: Path, fields: Seq[DataField], spec: FileWriteSpec, uniqueColumns: Seq[String] = Nil,
+      verdicts: Option[DictionaryVerdicts] = None): DataFileWriter = spec.format match {
     case DataFileFormat.Parquet => new ParquetDataFile(io.newOutputFile(path), fields, io.hadoopConf.value, spec,
-      uniqueColumns)
+      uniqueColumns, verdicts)
     case DataFileFormat.Orc => new OrcDataFile(io.fileSystem(path), path, fields, io.hadoopConf.value, spec)
     case DataFileFormat.Avro => new AvroDataFile(io.newOutputFile(path).create(0L), fields, spec)
     case other => throw new IllegalArgumentException(s"data files are not written as '$other'")

@@ -21,9 +21,10 @@ import org.apache.spark.sql.types.StructType
  * Spark's write support and Parquet's record assembly. Row groups are cut as parquet-mr cuts them.
  * `uniqueColumns` hold a distinct value in (nearly) every row, like a key or sequence numbers: a
  * dictionary cannot pay off there, and building one only to drop it costs a hash insert per value.
+ * `verdicts` remembers which other columns lost their dictionary in earlier files of the same kind.
  */
 final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Configuration, spec: FileWriteSpec,
-    uniqueColumns: Seq[String] = Nil) extends DataFileWriter {
+    uniqueColumns: Seq[String] = Nil, verdicts: Option[DictionaryVerdicts] = None) extends DataFileWriter {
   private val schema: StructType = SparkTypes.physical(SparkTypes.toSparkStruct(fields, withFieldIds = true))
 
   private val writeConf = {
@@ -42,7 +43,10 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
   private val support = new ParquetWriteSupport()
   private val writeContext = support.init(writeConf)
   private val messageType = writeContext.getSchema
-  private val props = uniqueColumns.foldLeft(ParquetProperties.builder())(_.withDictionaryEncoding(_, false)).build()
+  // Columns Parquet would write without a dictionary anyway ([[DictionaryVerdicts]]) are written plain from the start.
+  private val (verdictPlain, probing) = verdicts.fold((Set.empty[String], true))(_.plainColumns())
+  private val props = (uniqueColumns ++ verdictPlain).distinct.foldLeft(ParquetProperties.builder())(
+    _.withDictionaryEncoding(_, false)).build()
   private val codecs = new CodecFactory(writeConf, props.getPageSizeThreshold)
   private val compressor: CompressionCodecFactory.BytesInputCompressor = codecs.getCompressor(ParquetDataFile.codec(spec.compression))
   private val fileWriter = new ParquetFileWriter(file, messageType, ParquetFileWriter.Mode.CREATE,
@@ -86,6 +90,7 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
         Option(support.getName).map(ParquetWriter.OBJECT_MODEL_NAME_PROP -> _)
       fileWriter.end(metadata.asJava)
       writtenLength = fileWriter.getPos
+      verdicts.foreach(_.record(fileWriter.getFooter, uniqueColumns.toSet ++ verdictPlain))
     } finally {
       release()
       codecs.release()

@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjecti
 import paimonspark.format._
 import paimonspark.fs.FileIO
 
-/** What every data file of a table is written with. */
+/** What every data file of a table is written with; `kind` names the table's data or changelog files. */
 final case class DataFileSettings(
     io: FileIO,
     formats: LevelFormats,
@@ -17,7 +17,8 @@ final case class DataFileSettings(
     statsMode: StatsMode,
     fieldStatsModes: Map[String, StatsMode],
     schemaId: Long,
-    filePrefix: String)
+    filePrefix: String,
+    kind: String)
 
 /**
  * Writes one sorted run of a bucket into primary-key data files of one level, rolling to a new
@@ -48,6 +49,8 @@ final class KeyValueFileWriter(
   private val uniqueColumns = KeyValueFields.SequenceNumber.name +:
     (if (keyFields.size == 1) Seq(fileFields.head.name, keyFields.head.name) else Nil)
   private val spec = settings.formats.level(level)
+  // A level's files of one schema share their columns' data: what one dropped the next drops too.
+  private val verdicts = DictionaryVerdicts.of(DictionaryVerdicts.kind(settings.kind, settings.schemaId, level))
   private val namer = new FileNamer(settings.filePrefix, spec.suffix)
   private val written = ArrayBuffer.empty[DataFileMeta]
   private val paths = ArrayBuffer.empty[Path]
@@ -91,7 +94,7 @@ final class KeyValueFileWriter(
   private def open(): Unit = {
     path = new Path(bucketDir, namer.next())
     paths += path
-    file = DataFileWriter.open(settings.io, path, fileFields, spec, uniqueColumns)
+    file = DataFileWriter.open(settings.io, path, fileFields, spec, uniqueColumns, Some(verdicts))
   }
 
   private def close(): Unit = if (file != null) {

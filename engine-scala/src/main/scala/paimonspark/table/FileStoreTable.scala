@@ -86,12 +86,13 @@ final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: Ta
   def dataFileSettings: DataFileSettings = {
     val o = options
     DataFileSettings(io, o.levelFormats, o.targetFileSize(isPrimaryKeyTable), o.statsMode, o.fieldStatsModes, schema.id,
-      o.dataFilePrefix)
+      o.dataFilePrefix, s"data|$location")
   }
 
   /** What this table's changelog files are written with: their own prefix, format and codec. */
   def changelogFileSettings: DataFileSettings =
-    dataFileSettings.copy(filePrefix = options.changelogFilePrefix, formats = LevelFormats(options.changelogWriteSpec))
+    dataFileSettings.copy(filePrefix = options.changelogFilePrefix, formats = LevelFormats(options.changelogWriteSpec),
+      kind = s"changelog|$location")
 
   /** The relative directory of a partition given its serialized BinaryRow. */
   def partitionPath(partition: Array[Byte]): String = partitionPathOf(
