@@ -23,10 +23,10 @@ final class DictionaryVerdicts {
   /** The columns the last files wrote (or would have written) without a dictionary. */
   def plain: Set[String] = plainNow
 
-  /** The columns a new file writes plain (none in a probing file), and whether it probes. */
-  def plainColumns(): (Set[String], Boolean) =
-    if (!DictionaryVerdicts.enabled || files.getAndIncrement() % DictionaryVerdicts.ProbeEvery == 0) (Set.empty, true)
-    else (plainNow, false)
+  /** The columns a new file writes plain: none in a probing file. */
+  def plainColumns(): Set[String] =
+    if (!DictionaryVerdicts.enabled || files.getAndIncrement() % DictionaryVerdicts.ProbeEvery == 0) Set.empty
+    else plainNow
 
   /**
    * What a closed file showed: columns with a dictionary for all their pages keep it; columns it

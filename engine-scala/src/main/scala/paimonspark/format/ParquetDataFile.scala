@@ -44,7 +44,7 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
   private val writeContext = support.init(writeConf)
   private val messageType = writeContext.getSchema
   // Columns Parquet would write without a dictionary anyway ([[DictionaryVerdicts]]) are written plain from the start.
-  private val (verdictPlain, probing) = verdicts.fold((Set.empty[String], true))(_.plainColumns())
+  private val verdictPlain = verdicts.fold(Set.empty[String])(_.plainColumns())
   private val props = (uniqueColumns ++ verdictPlain).distinct.foldLeft(ParquetProperties.builder())(
     _.withDictionaryEncoding(_, false)).build()
   private val codecs = new CodecFactory(writeConf, props.getPageSizeThreshold)
