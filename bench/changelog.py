@@ -5,10 +5,8 @@ streaming query; and whether an incremental read costs what the changes cost, no
 
 from __future__ import annotations
 
-import json
 import shutil
 import statistics
-import subprocess
 import time
 from pathlib import Path
 
@@ -17,6 +15,7 @@ from pyspark.sql import functions as F
 
 from append_scan import checksum
 from harness import Check, Comparison, timed, timed_with_cpu, warehouse_dir
+from java_writer import java_classpath, java_ingest
 from upsert_ingest import BATCHES, BUCKETS, Sizes, cached_batches, preload, with_values
 
 NAME = "changelog"
@@ -25,21 +24,6 @@ PRODUCERS = ["none", "input", "lookup", "full-compaction"]
 INGEST_ROWS = 2_000_000  # the producer-cost workload: 10 batches of 200,000 upserts into a 2 M-row table
 LOOKUP_CPU_GOAL = 1.5
 LATENCY_RATE, LATENCY_SECONDS = 10_000, 120
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def java_classpath() -> str:
-    """The engine's test classpath (paimon-bundle included), as sbt resolves it."""
-    out = subprocess.run([str(ROOT / "build" / "sbt"), "-Dsbt.supershell=false", "engine/Test/compile",
-                          "export engine/Test/fullClasspath"], cwd=ROOT, capture_output=True, text=True, check=True)
-    return out.stdout.strip().splitlines()[-1]
-
-
-def java_ingest(classpath: str, warehouse: Path, producer: str, rows: int, extra: list[str] = ()) -> dict:
-    """JavaIngest's JSON line; `extra`: its optional arguments (how many batches, more table options)."""
-    out = subprocess.run(["java", "-Xmx4g", "-cp", classpath, "paimonspark.bench.JavaIngest", str(warehouse), producer,
-                          str(rows), str(BATCHES), str(BUCKETS), *extra], capture_output=True, text=True, check=True)
-    return json.loads(next(line for line in out.stdout.splitlines() if line.startswith("{")))
 
 
 def producer_cost(spark: SparkSession, work: Path, repeats: int, ingest_rows: int

@@ -16,7 +16,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 from append_scan import checksum
-from changelog import java_classpath, java_ingest
+from java_writer import java_classpath, java_ingest
 from harness import Check, Comparison, timed_with_cpu, warehouse_dir
 from upsert_ingest import BUCKETS, Sizes, cached_batches, preload
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from changelog import java_classpath
+from java_writer import java_classpath
 from harness import Check, Comparison, timed, timed_with_cpu
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -3,7 +3,7 @@ package paimonspark.format
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.parquet.column.{ColumnWriteStore, ParquetProperties}
+import org.apache.parquet.column.ColumnWriteStore
 import org.apache.parquet.compression.CompressionCodecFactory
 import org.apache.parquet.hadoop.{CodecFactory, ColumnChunkPageWriteStore, ParquetFileWriter, ParquetWriter}
 import org.apache.parquet.hadoop.metadata.CompressionCodecName
@@ -22,6 +22,7 @@ import org.apache.spark.sql.types.StructType
  * `uniqueColumns` hold a distinct value in (nearly) every row, like a key or sequence numbers: a
  * dictionary cannot pay off there, and building one only to drop it costs a hash insert per value.
  * `verdicts` remembers which other columns lost their dictionary in earlier files of the same kind.
+ * The table's `parquet.*` options set the rest, as Paimon's writer reads them ([[ParquetWriteProperties]]).
  */
 final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Configuration, spec: FileWriteSpec,
     uniqueColumns: Seq[String] = Nil, verdicts: Option[DictionaryVerdicts] = None) extends DataFileWriter {
@@ -45,12 +46,12 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
   private val messageType = writeContext.getSchema
   // Columns Parquet would write without a dictionary anyway ([[DictionaryVerdicts]]) are written plain from the start.
   private val verdictPlain = verdicts.fold(Set.empty[String])(_.plainColumns())
-  private val props = (uniqueColumns ++ verdictPlain).distinct.foldLeft(ParquetProperties.builder())(
-    _.withDictionaryEncoding(_, false)).build()
+  private val settings = ParquetWriteProperties.of(writeConf, spec.compression, (uniqueColumns ++ verdictPlain).distinct)
+  private val props = settings.properties
   private val codecs = new CodecFactory(writeConf, props.getPageSizeThreshold)
-  private val compressor: CompressionCodecFactory.BytesInputCompressor = codecs.getCompressor(ParquetDataFile.codec(spec.compression))
+  private val compressor: CompressionCodecFactory.BytesInputCompressor = codecs.getCompressor(settings.codec)
   private val fileWriter = new ParquetFileWriter(file, messageType, ParquetFileWriter.Mode.CREATE,
-    ParquetWriter.DEFAULT_BLOCK_SIZE, ParquetWriter.MAX_PADDING_SIZE_DEFAULT, null, props)
+    settings.rowGroupSize, settings.maxPaddingSize, null, props)
   fileWriter.start()
   private val flat = FlatRowWriter.of(schema, messageType)
 
@@ -62,7 +63,7 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
   private var nextSizeCheck = 0L
   private var closedGroupsSize = 0L
   private var writtenLength = -1L
-  private var rowGroupSize = ParquetWriter.DEFAULT_BLOCK_SIZE.toLong
+  private var rowGroupSize = settings.rowGroupSize
   startRowGroup()
 
   override def write(row: InternalRow): Unit = {
@@ -136,7 +137,7 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
       pages.flushToFileWriter(fileWriter)
       fileWriter.endBlock()
       closedGroupsSize = fileWriter.getPos
-      rowGroupSize = math.min(fileWriter.getNextRowGroupSize, ParquetWriter.DEFAULT_BLOCK_SIZE.toLong)
+      rowGroupSize = math.min(fileWriter.getNextRowGroupSize, settings.rowGroupSize)
     }
     release()
   }

@@ -58,7 +58,11 @@ final class KeyValueFileWriter(
   private var file: DataFileWriter = _
   private var path: Path = _
   private var minKey: Array[Byte] = _
-  // Backed by a byte array from the start: copyFrom only works on such rows.
+  // The last key written, for the file's max key: a key of one integral column as its number, any
+  // other key copied (into a row backed by a byte array from the start: copyFrom only works on such rows).
+  private val integralKey = if (keyIndices.size > 1) None
+    else IntegralKey.of(fileSchema, Seq(0)).map(_.copy(ordinal = keyIndices.head + 2))
+  private var lastNumber = 0L
   private val lastKey = { val r = new UnsafeRow(keyIndices.size); r.pointTo(new Array[Byte](64), 0); r }
   private var minSequence = Long.MaxValue
   private var maxSequence = Long.MinValue
@@ -68,9 +72,11 @@ final class KeyValueFileWriter(
     if (file == null) open()
     fileRow.project(kv)
     file.write(fileRow)
-    val key = toKey(kv)
-    if (minKey == null) minKey = BinaryRow.serialize(keyTypes, key)
-    lastKey.copyFrom(key)
+    if (minKey == null) minKey = BinaryRow.serialize(keyTypes, toKey(kv))
+    integralKey match {
+      case Some(k) => lastNumber = k.of(kv)
+      case None => lastKey.copyFrom(toKey(kv))
+    }
     val sequence = kv.getLong(KeyValue.SequenceOrdinal)
     minSequence = math.min(minSequence, sequence)
     maxSequence = math.max(maxSequence, sequence)
@@ -110,7 +116,8 @@ final class KeyValueFileWriter(
       fileSize = length,
       rowCount = rows,
       minKey = minKey,
-      maxKey = BinaryRow.serialize(keyTypes, lastKey),
+      maxKey = BinaryRow.serialize(keyTypes, integralKey.fold[InternalRow](lastKey)(k =>
+        InternalRow(if (k.wide) lastNumber else lastNumber.toInt))),
       keyStats = keyStats,
       valueStats = valueStats,
       minSequenceNumber = minSequence,

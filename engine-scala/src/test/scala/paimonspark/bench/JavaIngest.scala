@@ -13,7 +13,7 @@ import org.apache.paimon.catalog.{CatalogContext, CatalogFactory, Identifier}
 import org.apache.paimon.data.{BinaryRow, BinaryString, Decimal, GenericRow, Timestamp}
 import org.apache.paimon.disk.IOManager
 import org.apache.paimon.options.Options
-import org.apache.paimon.schema.Schema
+import org.apache.paimon.schema.{Schema, SchemaChange}
 import org.apache.paimon.table.FileStoreTable
 import org.apache.paimon.types.DataTypes
 import org.apache.spark.sql.catalyst.expressions.XXH64
@@ -27,6 +27,7 @@ import org.apache.spark.sql.catalyst.expressions.XXH64
  * `full-compaction` every batch ends with a full compaction of every bucket, as Paimon's writers do
  * at the end of input. Optionally only the first LIMIT batches are written, into a table with more
  * OPTIONS (`k=v,k=v`, such as `deletion-vectors.enabled=true`, which names the table `java_dv_<producer>`).
+ * `write-only=true` is set after the preload's compaction, which a write-only writer refuses.
  *
  * usage: JavaIngest WAREHOUSE PRODUCER ROWS BATCHES BUCKETS [LIMIT [OPTIONS]]
  */
@@ -37,7 +38,8 @@ object JavaIngest {
     val Array(warehouse, producer, rowsText, batchesText, bucketsText) = args.take(5)
     val (rows, batches, buckets) = (rowsText.toLong, batchesText.toInt, bucketsText.toInt)
     val limit = args.lift(5).map(_.toInt).getOrElse(batches)
-    val extra = args.lift(6).toSeq.flatMap(_.split(",")).map(_.split("=", 2)).map(kv => kv(0) -> kv(1))
+    val (later, extra) = args.lift(6).toSeq.flatMap(_.split(",")).map(_.split("=", 2)).map(kv => kv(0) -> kv(1))
+      .partition(_._1 == "write-only")
     val batch = rows / batches
     val updates = batch / 2
     val fresh = batch - updates
@@ -71,6 +73,7 @@ object JavaIngest {
 
     // Compacted, so no producer turns the preload into changelog on its first batch.
     commit(ArrayBuffer.tabulate(preload.toInt)(i => row(i.toLong, 0)), compactAll = true)
+    later.foreach { case (k, v) => catalog.alterTable(id, SchemaChange.setOption(k, v), false) }
     val bean = ManagementFactory.getOperatingSystemMXBean.asInstanceOf[com.sun.management.OperatingSystemMXBean]
     var (cpu, wall) = (0L, 0L)
     (0 until limit).foreach { b =>

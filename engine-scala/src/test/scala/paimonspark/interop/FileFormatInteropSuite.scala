@@ -8,10 +8,14 @@ import java.util.{TimeZone, UUID}
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{Path => HadoopPath}
 import org.apache.paimon.catalog.Identifier
 import org.apache.paimon.data.{BinaryString, Decimal, GenericArray, GenericMap, GenericRow, Timestamp}
 import org.apache.paimon.schema.{Schema, SchemaChange}
 import org.apache.paimon.types.{DataType, DataTypes}
+import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -209,6 +213,45 @@ class FileFormatInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
     val e = intercept[InvalidOptionException](spark.sql("ALTER TABLE paimon.default.field_stats SET TBLPROPERTIES " +
       "('fields.note.stats-mode' = 'sometimes')"))
     assert(e.option == "fields.note.stats-mode", e.getMessage)
+  }
+
+  /** Per Parquet file of a table: its row groups, and per column its codec, dictionary use, bloom filter and pages. */
+  private def parquetLayout(table: String): Seq[(Int, Map[String, (String, Boolean, Boolean, Int)])] =
+    Files.walk(warehouse.resolve(s"default.db/$table")).iterator().asScala
+      .filter(p => p.getFileName.toString.startsWith("data-") && p.toString.endsWith(".parquet")).toSeq.map { p =>
+        val reader = ParquetFileReader.open(HadoopInputFile.fromPath(new HadoopPath(p.toUri), new Configuration()))
+        try {
+          val blocks = reader.getFooter.getBlocks.asScala
+          blocks.size -> blocks.head.getColumns.asScala.map { c =>
+            c.getPath.toDotString -> (c.getCodec.name, !c.getEncodingStats.hasNonDictionaryEncodedPages,
+              c.getBloomFilterOffset >= 0, reader.readOffsetIndex(c).getPageCount)
+          }.toMap
+        } finally reader.close()
+      }
+
+  test("parquet.* options shape the files as Paimon's Parquet writer does, and Java reads them") {
+    val columns = "(k BIGINT, low INT, s STRING)"
+    spark.sql(s"CREATE TABLE paimon.default.parquet_defaults $columns")
+    spark.sql(s"CREATE TABLE paimon.default.parquet_tuned $columns TBLPROPERTIES ('parquet.block.size' = '65536', " +
+      "'parquet.page.row.count.limit' = '500', 'parquet.enable.dictionary' = 'false', " +
+      "'parquet.enable.dictionary#low' = 'true', 'parquet.bloom.filter.enabled#k' = 'true', " +
+      "'parquet.compression' = 'snappy')")
+    Seq("parquet_defaults", "parquet_tuned").foreach { t =>
+      spark.sql(s"INSERT INTO paimon.default.$t SELECT id, CAST(id % 5 AS INT), sha2(CAST(id AS STRING), 256) " +
+        "FROM range(20000)")
+    }
+    val Seq((groups, plain)) = parquetLayout("parquet_defaults")
+    assert(groups == 1 && plain("low") == (("ZSTD", true, false, 1)) && plain("s")._1 == "ZSTD", plain)
+    val tuned = parquetLayout("parquet_tuned")
+    assert(tuned.size == 1 && tuned.head._1 > 1, tuned)
+    val firstGroup = tuned.head._2
+    assert(firstGroup("low")._1 == "SNAPPY" && firstGroup("low")._2 && !firstGroup("s")._2 && !firstGroup("k")._2, firstGroup)
+    assert(firstGroup("k")._3 && !firstGroup("s")._3 && firstGroup("k")._4 > 1, firstGroup)
+    assert(java.rows("default.parquet_tuned") == ours("SELECT * FROM paimon.default.parquet_tuned"))
+    assert(ours("SELECT count(*), count(DISTINCT s) FROM paimon.default.parquet_tuned") == Seq(Seq(20000L, 20000L)))
+    val e = intercept[InvalidOptionException](spark.sql("ALTER TABLE paimon.default.parquet_tuned SET TBLPROPERTIES " +
+      "('parquet.enable.dictionary' = 'no')"))
+    assert(e.option == "parquet.enable.dictionary", e.getMessage)
   }
 
   test("a damaged data file, or one of another format than its name, is named; an unknown file.format is refused") {

@@ -30,6 +30,14 @@ object OptionKind {
   }
   val AnyInt: IntIn = IntIn()
 
+  /**
+   * `parquet.enable.dictionary`: Paimon declares it an Integer, yet its Parquet writer reads it as
+   * Hadoop reads a boolean, so only `true` and `false` mean anything.
+   */
+  object IntegerReadAsBool extends OptionKind("Integer") {
+    def canonical(key: String, value: String): String = Bool.canonical(key, value)
+  }
+
   object LongValue extends OptionKind("Long") {
     def canonical(key: String, value: String): String =
       value.trim.toLongOption.map(_.toString).getOrElse(malformed(key, value, "an integer"))

@@ -70,7 +70,7 @@ private[table] object StorageOptions extends OptionDeclarations {
     refused("changelog-file.stats-mode", text, null, "changelog files keep the stats of 'metadata.stats-mode'"),
     refused("file.suffix.include.compression", bool, "false", "file names end in the format alone"),
     noEffect("file.block-size", memory, null, ResultsStay),
-    noEffect("parquet.enable.dictionary", IntIn(), null, "Parquet files are written with Spark's dictionary settings"),
+    implemented("parquet.enable.dictionary", IntegerReadAsBool),
     implemented("target-file-size", memory),
     noEffect("async-file-write", bool, "true", ResultsStay),
     noEffect("file-reader-async-threshold", memory, "10 mb", ResultsStay),

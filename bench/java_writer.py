@@ -1,0 +1,27 @@
+"""Apache Paimon's Java core as a baseline: the engine's test classpath (paimon-bundle included) and
+JavaIngest, which writes the upsert-ingest workload (bench/upsert_ingest.py's keys and values) with
+Paimon's own writer in a JVM of its own and reports the CPU seconds of its timed batches.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BATCHES, BUCKETS = 10, 8  # the upsert-ingest workload's shape (bench/upsert_ingest.py)
+
+
+def java_classpath() -> str:
+    """The engine's test classpath (paimon-bundle included), as sbt resolves it."""
+    out = subprocess.run([str(ROOT / "build" / "sbt"), "-Dsbt.supershell=false", "engine/Test/compile",
+                          "export engine/Test/fullClasspath"], cwd=ROOT, capture_output=True, text=True, check=True)
+    return out.stdout.strip().splitlines()[-1]
+
+
+def java_ingest(classpath: str, warehouse: Path, producer: str, rows: int, extra: list[str] = ()) -> dict:
+    """JavaIngest's JSON line; `extra`: its optional arguments (how many batches, more table options)."""
+    out = subprocess.run(["java", "-Xmx4g", "-cp", classpath, "paimonspark.bench.JavaIngest", str(warehouse), producer,
+                          str(rows), str(BATCHES), str(BUCKETS), *extra], capture_output=True, text=True, check=True)
+    return json.loads(next(line for line in out.stdout.splitlines() if line.startswith("{")))
