@@ -1,6 +1,6 @@
 """Where the write path's CPU goes: `make profile`, or from the repository root
 
-    .venv/bin/python bench/write_profile.py [--rows N] [--mode default|write-only|lookup]
+    .venv/bin/python bench/write_profile.py [--rows N] [--mode default|write-only|lookup] [--java]
 
 The upsert-ingest workload of bench/changelog.py (a 2 M-row, 8-bucket, 10-column primary-key table,
 compacted, then 10 batches of 200,000 upserts, half updates) is written by our engine while Java
@@ -9,7 +9,9 @@ are summarized twice: by phase (the outermost frame of ours or Spark's that says
 doing: shuffle, sort and merge of the write buffer, level-0 write, compaction, lookup, changelog) and
 by the work at the top of the stack (Parquet dictionary building, plain encoding, compression,
 decoding, row conversion, sorting, hashing). Writes bench/results/profile_<mode>.md and the raw
-recording to bench/work/ (deleted by the next run).
+recording to bench/work/ (deleted by the next run). With --java, Apache Paimon's Java writer
+(bench/java_writer.py) writes the same batches under the same recorder instead, into
+profile_java_<mode>.md: the same rules sort its samples, Paimon's classes added to the phases.
 """
 
 from __future__ import annotations
@@ -40,7 +42,15 @@ PHASES = [
     ("commit and planning", ["paimonspark.table.write.TableCommit", "paimonspark.table.ManifestStore",
                              "paimonspark.table.scan."]),
     ("reading cached batches", ["org.apache.spark.sql.execution.columnar", "InMemoryRelation"]),
+    # Apache Paimon's Java writer (--java).
+    ("compaction", ["org.apache.paimon.mergetree.compact.", "org.apache.paimon.compact."]),
+    ("write buffer: flush (merge, level-0 file)", ["org.apache.paimon.mergetree.MergeTreeWriter.flushWriteBuffer"]),
+    ("write buffer: insert and sort", ["org.apache.paimon.mergetree.SortBufferWriteBuffer",
+                                       "org.apache.paimon.sort."]),
+    ("commit and planning", ["org.apache.paimon.operation.FileStoreCommitImpl"]),
 ]
+# The Java writer's recording also samples the generation of each batch's rows, which is not timed.
+UNTIMED = ["paimonspark.bench.JavaIngest$.row", "scala.collection.mutable.ArrayBuffer$.tabulate"]
 # Work: the first rule (in this order) that some frame near the top of the stack matches.
 TOP_FRAMES = 12
 WORK = [
@@ -93,6 +103,8 @@ def summarize(recording: Path) -> tuple[int, dict, dict, dict]:
         frames = [frame_name(f) for f in (e["values"]["stackTrace"] or {}).get("frames", [])]
         if not frames or any(idle in frames[0] for idle in IDLE_NATIVE):
             continue
+        if any(u in f for f in frames for u in UNTIMED):
+            continue
         total += 1
         phases[first_rule(frames, PHASES)] += 1
         work_kinds[first_rule(frames[:TOP_FRAMES], WORK)] += 1
@@ -107,14 +119,54 @@ def table(counter: collections.Counter, total: int, limit: int | None = None) ->
     return lines
 
 
+def report(out: Path, title: str, setup: str, recording: Path) -> None:
+    total, phases, work_kinds, self_time = summarize(recording)
+    out.write_text("\n".join([
+        f"# {title}", "", f"{setup} {total:,} JFR samples of Java and native methods (`settings=profile`, every "
+        "10-20 ms; GC and JIT threads are not sampled, so the shares are of the work the writer's threads do). "
+        "Made by `make profile` (bench/write_profile.py).", "",
+        "## By phase (outermost frame that says what the thread was doing)", "", *table(phases, total), "",
+        "## By work (top of the stack)", "", *table(work_kinds, total), "",
+        "## Hottest methods (self samples)", "", *table(self_time, total, 25), ""]))
+    print(f"wrote {out}: {total:,} samples")
+
+
+def profile_java(args: argparse.Namespace) -> int:
+    """Paimon's Java writer on the same workload (JavaIngest), recorded over its batches."""
+    from java_writer import BATCHES as JAVA_BATCHES, BUCKETS as JAVA_BUCKETS, java_classpath
+
+    if args.mode == "lookup" or args.java_options:
+        raise SystemExit("--java profiles the default and write-only modes, without --java-options")
+    work = BENCH / "work"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    recording = work / f"profile_java_{args.mode}.jfr"
+    extra = [str(JAVA_BATCHES), "write-only=true"] if args.mode == "write-only" else []
+    out = subprocess.run(["java", "-Xmx4g", "-XX:FlightRecorderOptions:stackdepth=512",
+                          f"-Dpaimonspark.bench.jfr={recording}", "-cp", java_classpath(), "paimonspark.bench.JavaIngest",
+                          str(work / "java"), "none", str(args.rows), str(JAVA_BATCHES), str(JAVA_BUCKETS), *extra],
+                         capture_output=True, text=True, check=True).stdout
+    result = json.loads(next(line for line in out.splitlines() if line.startswith("{")))
+    sizes = Sizes(args.rows)
+    report(BENCH / "results" / f"{args.out or 'profile_java_' + args.mode.replace('-', '_')}.md",
+           f"Where the CPU of Paimon's Java writer goes on the upsert ingest ({args.mode} options)",
+           f"Apache Paimon 1.4.2's Java core (bench/java_writer.py) writing {BATCHES} batches of {sizes.batch:,} upserts "
+           f"(half updates) into a {BUCKETS}-bucket, 10-column table preloaded with {sizes.preload:,} rows and compacted: "
+           f"{result['wall_s']:.1f} s wall, {result['cpu_s']:.1f} CPU-s of its JVM over the batches;", recording)
+    return 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=2_000_000, help="table rows after the batches (default 2 M)")
     parser.add_argument("--mode", choices=["default", "write-only", "lookup"], default="default")
     parser.add_argument("--java-options", default="", help="more options of the Spark JVM, e.g. "
                         "-Dpaimonspark.parquet.every-dictionary=true (Parquet builds every dictionary, as alone)")
-    parser.add_argument("--out", help="the report's name (default profile_<mode>)")
+    parser.add_argument("--out", help="the report's name (default profile_<mode>, profile_java_<mode>)")
+    parser.add_argument("--java", action="store_true", help="profile Apache Paimon's Java writer instead")
     args = parser.parse_args(argv)
+    if args.java:
+        return profile_java(args)
     from run import start_spark
 
     work = BENCH / "work"
@@ -144,20 +196,12 @@ def main(argv: list[str]) -> int:
         assert warehouse_dir(spark).exists()
     finally:
         spark.stop()
-    total, phases, work_kinds, self_time = summarize(recording)
-    out = BENCH / "results" / f"{args.out or 'profile_' + args.mode.replace('-', '_')}.md"
-    out.write_text("\n".join([
-        f"# Where the CPU of the upsert ingest goes ({args.mode} options)", "",
-        f"{BATCHES} batches of {sizes.batch:,} upserts (half updates) into a {BUCKETS}-bucket, 10-column table preloaded "
-        f"with {sizes.preload:,} rows and compacted{', JVM options ' + args.java_options if args.java_options else ''}: "
-        f"{wall:.1f} s wall, {cpu:.1f} CPU-s of the Spark JVM (local[2]), "
-        f"{total:,} JFR samples of Java and native methods (`settings=profile`, every 10-20 ms; GC and JIT threads "
-        "are not sampled, so the shares are of the work the engine's and Spark's threads do). Made by `make profile` "
-        "(bench/write_profile.py).", "",
-        "## By phase (outermost frame that says what the thread was doing)", "", *table(phases, total), "",
-        "## By work (top of the stack)", "", *table(work_kinds, total), "",
-        "## Hottest methods (self samples)", "", *table(self_time, total, 25), ""]))
-    print(f"wrote {out}: {total:,} samples, {wall:.1f} s wall, {cpu:.1f} CPU-s")
+    report(BENCH / "results" / f"{args.out or 'profile_' + args.mode.replace('-', '_')}.md",
+           f"Where the CPU of the upsert ingest goes ({args.mode} options)",
+           f"{BATCHES} batches of {sizes.batch:,} upserts (half updates) into a {BUCKETS}-bucket, 10-column table "
+           f"preloaded with {sizes.preload:,} rows and compacted"
+           f"{', JVM options ' + args.java_options if args.java_options else ''}: {wall:.1f} s wall, {cpu:.1f} CPU-s "
+           f"of the Spark JVM (local[2]),", recording)
     return 0
 
 

@@ -22,10 +22,12 @@ import org.apache.spark.sql.types.StructType
  * `uniqueColumns` hold a distinct value in (nearly) every row, like a key or sequence numbers: a
  * dictionary cannot pay off there, and building one only to drop it costs a hash insert per value.
  * `verdicts` remembers which other columns lost their dictionary in earlier files of the same kind.
+ * `flatRows` false sends every row through the record assembly (a test's reference).
  * The table's `parquet.*` options set the rest, as Paimon's writer reads them ([[ParquetWriteProperties]]).
  */
 final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Configuration, spec: FileWriteSpec,
-    uniqueColumns: Seq[String] = Nil, verdicts: Option[DictionaryVerdicts] = None) extends DataFileWriter {
+    uniqueColumns: Seq[String] = Nil, verdicts: Option[DictionaryVerdicts] = None, flatRows: Boolean = true)
+    extends DataFileWriter {
   private val schema: StructType = SparkTypes.physical(SparkTypes.toSparkStruct(fields, withFieldIds = true))
 
   private val writeConf = {
@@ -53,7 +55,7 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
   private val fileWriter = new ParquetFileWriter(file, messageType, ParquetFileWriter.Mode.CREATE,
     settings.rowGroupSize, settings.maxPaddingSize, null, props)
   fileWriter.start()
-  private val flat = FlatRowWriter.of(schema, messageType)
+  private val flat = if (flatRows) FlatRowWriter.of(schema, messageType) else None
 
   private var pages: ColumnChunkPageWriteStore = _
   private var columns: ColumnWriteStore = _

@@ -28,6 +28,18 @@ final case class UniversalCompaction(maxSizeAmpPercent: Int, sizeRatioPercent: I
     if (level0 == 0) None else pickForSizeRatio(runs, level0, force = true)
   }
 
+  /**
+   * What a table that looks keys up (a `lookup` changelog producer, deletion vectors) compacts: the
+   * usual pick, else level 0 forced up. `gentleInterval` (Paimon's `lookup-compact` = `gentle`)
+   * forces it only once that many runs wait at level 0. Paimon counts its writer's compaction
+   * attempts instead; a writer here lives for one write, so the bucket's level-0 runs, one per
+   * write that touched it since, stand for that count.
+   */
+  def pickForLookup(runs: Seq[SortedRun], gentleInterval: Option[Int]): Option[CompactUnit] =
+    pick(runs).orElse {
+      if (gentleInterval.exists(runs.count(_.level == 0) < _)) None else forcePickLevel0(runs)
+    }
+
   /** Everything into the top level, unless the bucket already is one run there. */
   def full(runs: Seq[SortedRun]): Option[CompactUnit] = runs match {
     case Seq() => None

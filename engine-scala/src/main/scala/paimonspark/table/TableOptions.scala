@@ -153,6 +153,14 @@ final case class TableOptions(raw: Map[String, String]) {
   def processTimeZone: java.time.ZoneId =
     get(ProcessTimeZone).map(z => java.time.ZoneId.of(z.trim)).getOrElse(java.time.ZoneId.systemDefault())
 
+  /**
+   * With `lookup-compact` = `gentle`, how many level-0 runs a bucket gathers before they are forced
+   * up: `lookup-compact.max-interval`, by default twice the compaction trigger, never below it.
+   */
+  def gentleLookupInterval: Option[Int] =
+    if (!text(LookupCompact).trim.equalsIgnoreCase("gentle")) None
+    else Some(math.max(compactionTrigger, get(LookupCompactMaxInterval).map(_.trim.toInt).getOrElse(compactionTrigger * 2)))
+
   /** Paimon's universal compaction as this table configures it. */
   def compaction: UniversalCompaction = UniversalCompaction(
     maxSizeAmpPercent = int(MaxSizeAmplification),
@@ -216,6 +224,8 @@ object TableOptions {
   val DeleteForceProduceChangelog = "delete.force-produce-changelog"
   val ChangelogRowDeduplicateIgnoreFields = "changelog-producer.row-deduplicate-ignore-fields"
   val CompactionTrigger = "num-sorted-run.compaction-trigger"
+  val LookupCompact = "lookup-compact"
+  val LookupCompactMaxInterval = "lookup-compact.max-interval"
   val DynamicTargetRowNum = "dynamic-bucket.target-row-num"
   val DynamicInitialBuckets = "dynamic-bucket.initial-buckets"
   val DynamicMaxBuckets = "dynamic-bucket.max-buckets"

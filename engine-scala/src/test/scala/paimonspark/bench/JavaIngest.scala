@@ -23,11 +23,14 @@ import org.apache.spark.sql.catalyst.expressions.XXH64
  * reference implementation) instead of our engine: the same table shape, keys and value formulas
  * (bench/upsert_ingest.py, recomputed here), the same batches, one batch commit each. Prints one
  * JSON line with the CPU seconds of this JVM over the timed batches (rows are generated before each
- * batch's timing starts). The preload is compacted fully before the timed batches; with
+ * batch's timing starts), after an untimed warm-up of the same workload at a tenth of the size into a
+ * table of its own. The preload is compacted fully before the timed batches; with
  * `full-compaction` every batch ends with a full compaction of every bucket, as Paimon's writers do
  * at the end of input. Optionally only the first LIMIT batches are written, into a table with more
  * OPTIONS (`k=v,k=v`, such as `deletion-vectors.enabled=true`, which names the table `java_dv_<producer>`).
  * `write-only=true` is set after the preload's compaction, which a write-only writer refuses.
+ * With `-Dpaimonspark.bench.jfr=FILE`, Java Flight Recorder (`profile` settings) samples the batches
+ * into FILE (bench/write_profile.py --java, which drops the samples of generating their rows).
  *
  * usage: JavaIngest WAREHOUSE PRODUCER ROWS BATCHES BUCKETS [LIMIT [OPTIONS]]
  */
@@ -40,58 +43,74 @@ object JavaIngest {
     val limit = args.lift(5).map(_.toInt).getOrElse(batches)
     val (later, extra) = args.lift(6).toSeq.flatMap(_.split(",")).map(_.split("=", 2)).map(kv => kv(0) -> kv(1))
       .partition(_._1 == "write-only")
-    val batch = rows / batches
-    val updates = batch / 2
-    val fresh = batch - updates
-    val preload = rows - batches * fresh
     val options = new Options()
     options.set("warehouse", warehouse)
     val catalog = CatalogFactory.createCatalog(CatalogContext.create(options))
     catalog.createDatabase("default", true)
     val dv = extra.contains("deletion-vectors.enabled" -> "true")
-    val id = Identifier.create("default", s"java_${if (dv) "dv_" else ""}$producer".replace('-', '_'))
+    val name = s"java_${if (dv) "dv_" else ""}$producer".replace('-', '_')
     val schema = Schema.newBuilder()
       .column("id", DataTypes.BIGINT().notNull()).column("version", DataTypes.INT()).column("qty", DataTypes.INT())
       .column("price", DataTypes.DOUBLE()).column("score", DataTypes.DOUBLE()).column("customer", DataTypes.STRING())
       .column("note", DataTypes.STRING()).column("day", DataTypes.DATE()).column("ts", DataTypes.TIMESTAMP(6))
       .column("amount", DataTypes.DECIMAL(12, 2)).primaryKey("id")
       .option("bucket", buckets.toString).option("changelog-producer", producer).options(extra.toMap.asJava).build()
-    catalog.createTable(id, schema, false)
     val io = IOManager.create(Files.createTempDirectory("java-ingest").toString)
-    def table = catalog.getTable(id).asInstanceOf[FileStoreTable]
-
-    def commit(rowsOf: ArrayBuffer[GenericRow], compactAll: Boolean): Unit = {
-      val builder = table.newBatchWriteBuilder()
-      val write = builder.newWrite().withIOManager(io)
-      val commit = builder.newCommit()
-      try {
-        rowsOf.foreach(r => write.write(r))
-        if (compactAll) (0 until buckets).foreach(b => write.compact(BinaryRow.EMPTY_ROW, b, true))
-        commit.commit(write.prepareCommit())
-      } finally { write.close(); commit.close() }
-    }
-
-    // Compacted, so no producer turns the preload into changelog on its first batch.
-    commit(ArrayBuffer.tabulate(preload.toInt)(i => row(i.toLong, 0)), compactAll = true)
-    later.foreach { case (k, v) => catalog.alterTable(id, SchemaChange.setOption(k, v), false) }
     val bean = ManagementFactory.getOperatingSystemMXBean.asInstanceOf[com.sun.management.OperatingSystemMXBean]
-    var (cpu, wall) = (0L, 0L)
-    (0 until limit).foreach { b =>
-      val existing = preload + b * fresh
-      val offset = (b + 1).toLong * 7919L * 104729L % existing
-      val rowsOfBatch = ArrayBuffer.tabulate(batch.toInt) { i =>
-        val key = if (i < updates) (i * Stride + offset) % existing else existing + i - updates
-        row(key, b + 1)
+
+    /** Writes the workload of `rows` into a new table; returns its CPU and wall nanoseconds and its rows on disk. */
+    def ingest(id: Identifier, rows: Long, recording: Option[jdk.jfr.Recording]): (Long, Long, Long) = {
+      val batch = rows / batches
+      val updates = batch / 2
+      val fresh = batch - updates
+      val preload = rows - batches * fresh
+      catalog.createTable(id, schema, false)
+      def table = catalog.getTable(id).asInstanceOf[FileStoreTable]
+
+      def commit(rowsOf: ArrayBuffer[GenericRow], compactAll: Boolean): Unit = {
+        val builder = table.newBatchWriteBuilder()
+        val write = builder.newWrite().withIOManager(io)
+        val commit = builder.newCommit()
+        try {
+          rowsOf.foreach(r => write.write(r))
+          if (compactAll) (0 until buckets).foreach(b => write.compact(BinaryRow.EMPTY_ROW, b, true))
+          commit.commit(write.prepareCommit())
+        } finally { write.close(); commit.close() }
       }
-      System.gc()
-      val (c0, w0) = (bean.getProcessCpuTime, System.nanoTime())
-      commit(rowsOfBatch, compactAll = producer == "full-compaction")
-      cpu += bean.getProcessCpuTime - c0
-      wall += System.nanoTime() - w0
+
+      // Compacted, so no producer turns the preload into changelog on its first batch.
+      commit(ArrayBuffer.tabulate(preload.toInt)(i => row(i.toLong, 0)), compactAll = true)
+      later.foreach { case (k, v) => catalog.alterTable(id, SchemaChange.setOption(k, v), false) }
+      var (cpu, wall) = (0L, 0L)
+      (0 until limit).foreach { b =>
+        val existing = preload + b * fresh
+        val offset = (b + 1).toLong * 7919L * 104729L % existing
+        val rowsOfBatch = ArrayBuffer.tabulate(batch.toInt) { i =>
+          val key = if (i < updates) (i * Stride + offset) % existing else existing + i - updates
+          row(key, b + 1)
+        }
+        System.gc()
+        if (b == 0) recording.foreach(_.start())
+        val (c0, w0) = (bean.getProcessCpuTime, System.nanoTime())
+        commit(rowsOfBatch, compactAll = producer == "full-compaction")
+        cpu += bean.getProcessCpuTime - c0
+        wall += System.nanoTime() - w0
+      }
+      recording.foreach { r => r.stop(); r.close() } // stop writes the destination file
+      (cpu, wall, table.newReadBuilder().newScan().plan().splits().asScala.map(_.rowCount()).sum)
     }
-    val count = table.newReadBuilder().newScan().plan().splits().asScala.map(_.rowCount()).sum
-    println(s"""{"producer": "$producer", "rows": ${limit * batch}, "cpu_s": ${cpu / 1e9}, "wall_s": ${wall / 1e9}, """ +
-      s""""physical_rows": $count}""")
+
+    // Untimed: the same workload at a tenth of the size first, so that the JIT has compiled the
+    // write, flush and compaction paths before the timed batches, as the Spark bench's warm-up does.
+    ingest(Identifier.create("default", s"${name}_warmup"), rows / 10, None)
+    val recording = sys.props.get("paimonspark.bench.jfr").map { file =>
+      val r = new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"))
+      r.setDestination(java.nio.file.Paths.get(file))
+      r
+    }
+    val (cpu, wall, count) = ingest(Identifier.create("default", name), rows, recording)
+    println(s"""{"producer": "$producer", "rows": ${limit * (rows / batches)}, "cpu_s": ${cpu / 1e9}, """ +
+      s""""wall_s": ${wall / 1e9}, "physical_rows": $count}""")
     io.close()
     catalog.close()
   }

@@ -94,6 +94,21 @@ class ChangelogInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
       Seq("-U", 1, "a"), Seq("+U", 1, "a2"), Seq("-D", 2, "b"), Seq("+I", 3, "c"))))
   }
 
+  test("lookup-compact = gentle: level-0 runs wait for the interval, then one changelog covers them, as Java reads it") {
+    sql("CREATE TABLE paimon.default.gentle (id INT, v INT) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', " +
+      "'changelog-producer' = 'lookup', 'lookup-compact' = 'gentle', 'lookup-compact.max-interval' = '5')")
+    def latest = sql("SELECT max(snapshot_id) FROM paimon.default.`gentle$snapshots`").head.getLong(0)
+    def level0 = sql("SELECT count(*) FROM paimon.default.`gentle$files` WHERE level = 0").head.getLong(0)
+    (1 to 4).foreach(i => sql(s"INSERT INTO paimon.default.gentle VALUES (1, $i), (${i + 1}, $i)"))
+    // RADICAL would have forced each write's level-0 file up, with a changelog per write.
+    assert(level0 == 4 && ourChanges("gentle", s"0,$latest").isEmpty)
+    sql("INSERT INTO paimon.default.gentle VALUES (1, 5), (6, 5)")
+    assert(level0 == 0)
+    val all = ourChanges("gentle", s"0,$latest")
+    assert(all == JavaPaimon.sorted((1 to 6).map(k => Seq("+I", k, if (k == 1) 5 else k - 1))), all)
+    assert(javaChanges("gentle", s"0,$latest") == all)
+  }
+
   test("full-compaction producer: Java reads the changelog of our full compactions, we read Java's") {
     sql("CREATE TABLE paimon.default.ours_full (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', " +
       "'bucket' = '2', 'changelog-producer' = 'full-compaction')")

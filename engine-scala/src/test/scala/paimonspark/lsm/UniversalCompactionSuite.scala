@@ -54,6 +54,18 @@ class UniversalCompactionSuite extends AnyFunSuite {
       Some((1, Seq(1L, 1L, 1L, 1L, 1L, 1000L))))
   }
 
+  test("lookup tables force level 0 up when nothing else is picked; gentle ones only once the interval's runs wait there") {
+    val four = runs((0, 1), (0, 10), (0, 100), (0, 1000))
+    assert(picked(picker.pickForLookup(four, None)) == Some((5, Seq(1L, 10L, 100L, 1000L))))
+    assert(picker.pickForLookup(four, Some(5)).isEmpty)
+    // Five level-0 runs growing too fast for the ratio, at the trigger but not past it: no usual pick.
+    val five = runs((0, 1), (0, 10), (0, 100), (0, 1000), (0, 10000))
+    assert(picker.pick(five).isEmpty)
+    assert(picked(picker.pickForLookup(five, Some(5))) == Some((5, Seq(1L, 10L, 100L, 1000L, 10000L))))
+    assert(picker.pickForLookup(five, Some(10)).isEmpty)
+    assert(picker.pickForLookup(runs((5, 1000)), None).isEmpty)
+  }
+
   test("full compaction takes every run to the top level unless that is done already") {
     assert(picked(picker.full(runs((0, 1), (2, 5)))) == Some((5, Seq(1L, 5L))))
     assert(picker.full(Seq(SortedRun(5, Seq(file(5, 10))))).isEmpty)

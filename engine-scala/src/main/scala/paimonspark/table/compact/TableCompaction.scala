@@ -57,7 +57,7 @@ object TableCompaction {
         // bucket with level-0 files is compacted whole, which ensures it too.
         val unit = if (full) picker.full(runs)
           else if (upLevel0) { if (runs.exists(_.level == 0)) picker.full(runs) else None }
-          else if (lookup) picker.pick(runs).orElse(picker.forcePickLevel0(runs))
+          else if (lookup) picker.pickForLookup(runs, table.options.gentleLookupInterval)
           else picker.pick(runs)
         val highest = split.files.map(_.level).max
         unit.map { u =>

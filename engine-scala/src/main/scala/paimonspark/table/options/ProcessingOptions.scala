@@ -91,9 +91,8 @@ private[table] object ProcessingOptions extends OptionDeclarations {
     refused("compaction.incremental-size-threshold", memory, null, "full compactions are not triggered by size"),
     refused("compaction.force-rewrite-all-files", bool, "false", "a full compaction rewrites only what it must"),
     implemented("full-compaction.delta-commits", positive),
-    noEffect("lookup-compact", enumOf("LookupCompactMode", "RADICAL", "GENTLE"), "RADICAL",
-      "it changes how often level 0 is compacted, not the rows"),
-    noEffect("lookup-compact.max-interval", AnyInt, null, "it changes how often level 0 is compacted, not the rows"),
+    implemented("lookup-compact", enumOf("LookupCompactMode", "RADICAL", "GENTLE"), "RADICAL"),
+    implemented("lookup-compact.max-interval", AnyInt),
     noEffect("force-lookup", bool, "false", Lookup),
     noEffect("commit.force-compact", bool, "false", "writes here always wait for the compaction they start"),
 
