@@ -68,10 +68,12 @@ demo: $(JAR)
 bench: $(JAR)
 	$(PY) bench/run.py
 
-# JFR profiles of the upsert ingest (bench/write_profile.py), summarized in bench/results/profile_*.md.
+# JFR profiles of the upsert ingest (bench/write_profile.py), ours and Paimon's Java writer's on the
+# bench's 10 M-row workload, summarized in bench/results/profile_*.md.
 profile: $(JAR)
-	$(PY) bench/write_profile.py --mode default
-	$(PY) bench/write_profile.py --mode write-only
+	$(PY) bench/write_profile.py --rows 10000000 --mode default
+	$(PY) bench/write_profile.py --rows 10000000 --mode write-only
+	$(PY) bench/write_profile.py --rows 10000000 --java
 
 clean:
 	rm -rf target engine-scala/target project/target project/project test-reports dist $(JAR) .scala-status .pytest-status .jar-ready
