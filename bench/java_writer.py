@@ -20,8 +20,11 @@ def java_classpath() -> str:
     return out.stdout.strip().splitlines()[-1]
 
 
-def java_ingest(classpath: str, warehouse: Path, producer: str, rows: int, extra: list[str] = ()) -> dict:
-    """JavaIngest's JSON line; `extra`: its optional arguments (how many batches, more table options)."""
-    out = subprocess.run(["java", "-Xmx4g", "-cp", classpath, "paimonspark.bench.JavaIngest", str(warehouse), producer,
-                          str(rows), str(BATCHES), str(BUCKETS), *extra], capture_output=True, text=True, check=True)
+def java_ingest(classpath: str, warehouse: Path, producer: str, rows: int, extra: list[str] = (),
+                jvm_options: list[str] = ()) -> dict:
+    """JavaIngest's JSON line; `extra`: its optional arguments (how many batches, more table options);
+    `jvm_options`: more options of its JVM (a flight recording, say)."""
+    out = subprocess.run(["java", "-Xmx4g", *jvm_options, "-cp", classpath, "paimonspark.bench.JavaIngest",
+                          str(warehouse), producer, str(rows), str(BATCHES), str(BUCKETS), *extra],
+                         capture_output=True, text=True, check=True)
     return json.loads(next(line for line in out.stdout.splitlines() if line.startswith("{")))

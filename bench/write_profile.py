@@ -28,6 +28,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from harness import timed_with_cpu, warehouse_dir  # noqa: E402
+from java_writer import java_classpath, java_ingest  # noqa: E402
 from upsert_ingest import BATCHES, BUCKETS, Sizes, cached_batches, preload  # noqa: E402
 
 # Phases: the first rule that some frame of the whole stack matches.
@@ -137,20 +138,15 @@ def report(out: Path, title: str, setup: str, recording: Path) -> None:
 
 def profile_java(args: argparse.Namespace) -> int:
     """Paimon's Java writer on the same workload (JavaIngest), recorded over its batches."""
-    from java_writer import BATCHES as JAVA_BATCHES, BUCKETS as JAVA_BUCKETS, java_classpath
-
     if args.mode == "lookup" or args.java_options:
         raise SystemExit("--java profiles the default and write-only modes, without --java-options")
     work = BENCH / "work"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     recording = work / f"profile_java_{args.mode}.jfr"
-    extra = [str(JAVA_BATCHES), "write-only=true"] if args.mode == "write-only" else []
-    out = subprocess.run(["java", "-Xmx4g", "-XX:FlightRecorderOptions:stackdepth=512",
-                          f"-Dpaimonspark.bench.jfr={recording}", "-cp", java_classpath(), "paimonspark.bench.JavaIngest",
-                          str(work / "java"), "none", str(args.rows), str(JAVA_BATCHES), str(JAVA_BUCKETS), *extra],
-                         capture_output=True, text=True, check=True).stdout
-    result = json.loads(next(line for line in out.splitlines() if line.startswith("{")))
+    extra = [str(BATCHES), "write-only=true"] if args.mode == "write-only" else []
+    result = java_ingest(java_classpath(), work / "java", "none", args.rows, extra,
+                         ["-XX:FlightRecorderOptions:stackdepth=512", f"-Dpaimonspark.bench.jfr={recording}"])
     sizes = Sizes(args.rows)
     report(BENCH / "results" / f"{args.out or 'profile_java_' + args.mode.replace('-', '_')}.md",
            f"Where the CPU of Paimon's Java writer goes on the upsert ingest ({args.mode} options)",
