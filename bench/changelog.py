@@ -14,15 +14,23 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from append_scan import checksum
-from harness import Check, Comparison, timed, timed_with_cpu, warehouse_dir
+from harness import Check, Comparison, compiler_cpu_seconds, timed, timed_with_cpu, warehouse_dir
 from java_writer import java_classpath, java_ingest
 from upsert_ingest import BATCHES, BUCKETS, Sizes, cached_batches, preload, with_values
 
 NAME = "changelog"
 TITLE = "Changelog producers, streaming latency and incremental reads"
-PRODUCERS = ["none", "input", "lookup", "full-compaction"]
+# The producers measured, each with the table options that set it up.
+PRODUCERS = {
+    "none": {"changelog-producer": "none"},
+    "input": {"changelog-producer": "input"},
+    "lookup": {"changelog-producer": "lookup"},
+    "lookup, gentle": {"changelog-producer": "lookup", "lookup-compact": "gentle"},
+    "full-compaction": {"changelog-producer": "full-compaction"},
+}
 INGEST_ROWS = 2_000_000  # the producer-cost workload: 10 batches of 200,000 upserts into a 2 M-row table
-LOOKUP_CPU_GOAL = 1.5
+LOOKUP_CPU_GOAL = 1.3  # the lookup producer against none (issue 33)
+LOOKUP_JAVA_GOAL = 0.5  # the lookup producer against Paimon's Java writer's, CPU per row (issue 33)
 LATENCY_RATE, LATENCY_SECONDS = 10_000, 120
 
 
@@ -38,43 +46,56 @@ def producer_cost(spark: SparkSession, work: Path, repeats: int, ingest_rows: in
     # Compacted, so no producer turns the preload into changelog on its first batch.
     spark.sql("CALL paimon.sys.compact(table => 'default.chg_base')").collect()
 
-    def ingest(producer: str, run: str) -> tuple[float, float, int, tuple]:
-        table = f"chg_{producer.replace('-', '_')}_{run}"
+    def ingest(producer: str, run: str) -> tuple[float, float, float, int, tuple]:
+        table = f"chg_{''.join(c if c.isalnum() else '_' for c in producer)}_{run}"
         shutil.copytree(db / "chg_base", db / table)
-        spark.sql(f"ALTER TABLE paimon.default.{table} SET TBLPROPERTIES ('changelog-producer' = '{producer}')")
+        options = ", ".join(f"'{k}' = '{v}'" for k, v in PRODUCERS[producer].items())
+        spark.sql(f"ALTER TABLE paimon.default.{table} SET TBLPROPERTIES ({options})")
         wall = cpu = 0.0
+        jit_before = compiler_cpu_seconds(spark)
         for b in range(BATCHES):
             w, c = timed_with_cpu(spark, lambda: batches[b].writeTo(f"paimon.default.{table}").append())
             wall, cpu = wall + w, cpu + c
+        jit = max(0.0, compiler_cpu_seconds(spark) - jit_before)
         changelog = spark.sql(f"SELECT coalesce(sum(changelog_record_count), 0) FROM "
                               f"paimon.default.`{table}$snapshots`").first()[0]
         content = checksum(spark.table(f"paimon.default.{table}").select(*batches[0].columns), batches[0].columns)
         spark.sql(f"DROP TABLE paimon.default.{table}")
-        return wall, cpu, changelog, content
+        return wall, cpu, jit, changelog, content
 
-    ingest("none", "warmup")  # JIT and first-touch costs, charged to nobody
+    for p in PRODUCERS:
+        ingest(p, "warmup")  # JIT and first-touch costs of every producer's path, charged to nobody
     wall = {p: [] for p in PRODUCERS}
     cpu = {p: [] for p in PRODUCERS}
+    jit = {p: [] for p in PRODUCERS}  # of the CPU, the JIT compiler threads'
     changelog_rows, checksums = {}, {}
+    names = list(PRODUCERS)
     for i in range(repeats):
-        for p in PRODUCERS[i % len(PRODUCERS):] + PRODUCERS[:i % len(PRODUCERS)]:
-            w, c, n, s = ingest(p, f"r{i}")
+        for p in names[i % len(names):] + names[:i % len(names)]:
+            w, c, j, n, s = ingest(p, f"r{i}")
             wall[p].append(w)
             cpu[p].append(c)
+            jit[p].append(j)
             changelog_rows[p], checksums[p] = n, s
-            print(f"  run {i + 1}: {p:<16} {w:6.1f} s wall {c:6.1f} CPU-s, changelog rows {n:,}", flush=True)
+            print(f"  run {i + 1}: {p:<16} {w:6.1f} s wall {c:6.1f} CPU-s ({j:.1f} JIT), changelog rows {n:,}",
+                  flush=True)
     if len(set(checksums.values())) != 1:
         raise AssertionError(f"the producers' tables differ after the same upserts: {checksums}")
     if any(changelog_rows[p] == 0 for p in PRODUCERS if p != "none"):
         raise AssertionError(f"a producer wrote no changelog: {changelog_rows}")
 
+    # Paimon's Java writer, in a fresh JVM per run (its CPU varies by a tenth from one JVM to the next).
     classpath = java_classpath()
-    java = {}
-    for p in PRODUCERS:
-        java_warehouse = work / f"java_{p}"
-        java[p] = java_ingest(classpath, java_warehouse, p, ingest_rows)
-        shutil.rmtree(java_warehouse, ignore_errors=True)
-        print(f"  java {p:<16} {java[p]['wall_s']:6.1f} s wall {java[p]['cpu_s']:6.1f} CPU-s", flush=True)
+    java: dict[str, list[dict]] = {p: [] for p in PRODUCERS}
+    for i in range(repeats):
+        for p, options in PRODUCERS.items():
+            java_warehouse = work / "java"
+            more = ",".join(f"{k}={v}" for k, v in options.items() if k != "changelog-producer")
+            java[p].append(java_ingest(classpath, java_warehouse, options["changelog-producer"], ingest_rows,
+                                       [str(BATCHES), more] if more else []))
+            shutil.rmtree(java_warehouse, ignore_errors=True)
+            print(f"  run {i + 1}: java {p:<16} {java[p][-1]['wall_s']:6.1f} s wall {java[p][-1]['cpu_s']:6.1f} "
+                  f"CPU-s ({java[p][-1]['jit_cpu_s']:.1f} JIT)", flush=True)
 
     rows = sizes.ingested
     comparisons = [Comparison(
@@ -84,23 +105,32 @@ def producer_cost(spark: SparkSession, work: Path, repeats: int, ingest_rows: in
                     "writes with no producer; wall time, reported (the goal is on CPU, below).")
         for p in PRODUCERS if p != "none"]
     med = {p: statistics.median(cpu[p]) for p in PRODUCERS}
+    # Without the JIT compilers' threads: at 2 M rows a Spark JVM still compiles for a good part of the writes.
+    settled = {p: statistics.median(c - j for c, j in zip(cpu[p], jit[p])) for p in PRODUCERS}
     checks = [Check(
-        "CPU of the lookup producer against none", f"{med['lookup'] / med['none']:.2f}x ({med['lookup']:.1f} CPU-s "
-        f"against {med['none']:.1f})", f"<= {LOOKUP_CPU_GOAL}x", med["lookup"] <= LOOKUP_CPU_GOAL * med["none"],
+        f"CPU of the {p} producer against none", f"{med[p] / med['none']:.2f}x ({med[p]:.1f} CPU-s against "
+        f"{med['none']:.1f}); {settled[p] / settled['none']:.2f}x without JIT compilation", f"<= {LOOKUP_CPU_GOAL}x",
+        med[p] <= LOOKUP_CPU_GOAL * med["none"],
         "CPU seconds of the Spark JVM during the timed writes, inline compaction (and with it the lookups and the "
-        "changelog) included; median of the runs.")]
+        "changelog) included; median of the runs. Goal from the issue: <= 1.3x.") for p in ("lookup", "lookup, gentle")]
     for p in PRODUCERS:
-        ours, theirs = med[p] / rows * 1e6, java[p]["cpu_s"] / rows * 1e6
+        goal = LOOKUP_JAVA_GOAL if p.startswith("lookup") else 1.0
+        ours, theirs = med[p] / rows * 1e6, statistics.median(r["cpu_s"] for r in java[p]) / rows * 1e6
+        ours_settled = settled[p] / rows * 1e6
+        theirs_settled = statistics.median(r["cpu_s"] - r["jit_cpu_s"] for r in java[p]) / rows * 1e6
         checks.append(Check(
             f"CPU per row, {p}: ours against Paimon's Java writer", f"{ours:.1f} against {theirs:.1f} CPU-µs per row "
-            f"({ours / theirs:.2f}x)", "<= 1.00x", ours <= theirs,
+            f"({ours / theirs:.2f}x); without JIT compilation {ours_settled:.1f} against {theirs_settled:.1f} "
+            f"({ours_settled / theirs_settled:.2f}x)", f"<= {goal:.2f}x", ours <= goal * theirs,
             "Apache Paimon 1.4.2's Java core (paimon-bundle, a separate JVM) writing the same batches (the same keys "
-            "and value formulas, recomputed in Scala) as batch commits with the same producer (and, for "
+            "and value formulas, recomputed in Scala) as batch commits with the same options (and, for "
             "full-compaction, a full compaction of every bucket after each batch, as Paimon's writers do at the end "
-            "of input); CPU seconds of its JVM during the timed batches (rows generated before each batch's timing). "
-            "Ours: CPU seconds of the Spark JVM (local[2]) during the same writes."))
-    notes = {"producer_cpu_seconds": cpu, "producer_wall_seconds": wall, "changelog_rows": changelog_rows,
-             "java_writer": java}
+            "of input); CPU seconds of its JVM during the timed batches (rows generated before each batch's timing), "
+            f"median of {repeats} fresh JVMs. Ours: CPU seconds of the Spark JVM (local[2]) during the same writes. "
+            "Without JIT compilation: both less the CPU of their JVM's C1 and C2 compiler threads meanwhile."
+            + (" Goal from the issue: <= 0.5x." if goal == LOOKUP_JAVA_GOAL else "")))
+    notes = {"producer_cpu_seconds": cpu, "producer_jit_cpu_seconds": jit, "producer_wall_seconds": wall,
+             "changelog_rows": changelog_rows, "java_writer": java}
     for df in batches:
         df.unpersist()
     spark.sql("DROP TABLE paimon.default.chg_base")

@@ -98,15 +98,33 @@ def timed_with_cpu(spark, action) -> tuple[float, float]:
     return time.perf_counter() - start, _process_cpu_seconds(pid) - cpu_before
 
 
+def compiler_cpu_seconds(spark) -> float:
+    """CPU seconds the Spark JVM's JIT compiler threads (C1, C2) have used so far (Linux only).
+    JavaIngest reports the same of its JVM, so both sides can be compared with and without them."""
+    pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
+    total = 0.0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            if (task / "comm").read_text().startswith(("C1 CompilerThre", "C2 CompilerThre")):
+                total += _cpu_seconds(task / "stat")
+        except FileNotFoundError:  # a compiler thread the JVM stopped meanwhile
+            pass
+    return total
+
+
 def _collect_garbage(spark) -> None:
     gc.collect()
     spark.sparkContext._jvm.System.gc()
 
 
 def _process_cpu_seconds(pid: int) -> float:
+    return _cpu_seconds(Path(f"/proc/{pid}/stat"))
+
+
+def _cpu_seconds(stat: Path) -> float:
     # Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised command name) are utime and
     # stime in clock ticks.
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    fields = stat.read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 

@@ -1,6 +1,7 @@
 """Apache Paimon's Java core as a baseline: the engine's test classpath (paimon-bundle included) and
 JavaIngest, which writes the upsert-ingest workload (bench/upsert_ingest.py's keys and values) with
-Paimon's own writer in a JVM of its own and reports the CPU seconds of its timed batches.
+Paimon's own writer in a JVM of its own and reports the CPU seconds of its timed batches, and of its
+JIT compiler threads over them (`jit_cpu_s`, as harness.compiler_cpu_seconds reads them of the Spark JVM).
 """
 
 from __future__ import annotations

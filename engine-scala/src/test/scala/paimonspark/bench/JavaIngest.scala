@@ -8,6 +8,7 @@ import java.time.LocalDate
 
 import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
+import scala.util.Try
 
 import org.apache.paimon.catalog.{CatalogContext, CatalogFactory, Identifier}
 import org.apache.paimon.data.{BinaryRow, BinaryString, Decimal, GenericRow, Timestamp}
@@ -23,8 +24,8 @@ import org.apache.spark.sql.catalyst.expressions.XXH64
  * reference implementation) instead of our engine: the same table shape, keys and value formulas
  * (bench/upsert_ingest.py, recomputed here), the same batches, one batch commit each. Prints one
  * JSON line with the CPU seconds of this JVM over the timed batches (rows are generated before each
- * batch's timing starts), after an untimed warm-up of the same workload at a tenth of the size into a
- * table of its own. The preload is compacted fully before the timed batches; with
+ * batch's timing starts) and of its JIT compiler threads meanwhile, after an untimed warm-up of the
+ * same workload at a tenth of the size into a table of its own. The preload is compacted fully before the timed batches; with
  * `full-compaction` every batch ends with a full compaction of every bucket, as Paimon's writers do
  * at the end of input. Optionally only the first LIMIT batches are written, into a table with more
  * OPTIONS (`k=v,k=v`, such as `deletion-vectors.enabled=true`, which names the table `java_dv_<producer>`).
@@ -58,8 +59,11 @@ object JavaIngest {
     val io = IOManager.create(Files.createTempDirectory("java-ingest").toString)
     val bean = ManagementFactory.getOperatingSystemMXBean.asInstanceOf[com.sun.management.OperatingSystemMXBean]
 
-    /** Writes the workload of `rows` into a new table; returns its CPU and wall nanoseconds and its rows on disk. */
-    def ingest(id: Identifier, rows: Long, recording: Option[jdk.jfr.Recording]): (Long, Long, Long) = {
+    /**
+     * Writes the workload of `rows` into a new table; returns its CPU and wall nanoseconds, the CPU
+     * seconds of the JIT compilers meanwhile, and its rows on disk.
+     */
+    def ingest(id: Identifier, rows: Long, recording: Option[jdk.jfr.Recording]): (Long, Long, Double, Long) = {
       val batch = rows / batches
       val updates = batch / 2
       val fresh = batch - updates
@@ -81,7 +85,7 @@ object JavaIngest {
       // Compacted, so no producer turns the preload into changelog on its first batch.
       commit(ArrayBuffer.tabulate(preload.toInt)(i => row(i.toLong, 0)), compactAll = true)
       later.foreach { case (k, v) => catalog.alterTable(id, SchemaChange.setOption(k, v), false) }
-      var (cpu, wall) = (0L, 0L)
+      var (cpu, wall, jit) = (0L, 0L, 0.0)
       (0 until limit).foreach { b =>
         val existing = preload + b * fresh
         val offset = (b + 1).toLong * 7919L * 104729L % existing
@@ -91,13 +95,14 @@ object JavaIngest {
         }
         System.gc()
         if (b == 0) recording.foreach(_.start())
-        val (c0, w0) = (bean.getProcessCpuTime, System.nanoTime())
+        val (c0, w0, j0) = (bean.getProcessCpuTime, System.nanoTime(), compilerCpuSeconds())
         commit(rowsOfBatch, compactAll = producer == "full-compaction")
         cpu += bean.getProcessCpuTime - c0
+        jit += compilerCpuSeconds() - j0
         wall += System.nanoTime() - w0
       }
       recording.foreach { r => r.stop(); r.close() } // stop writes the destination file
-      (cpu, wall, table.newReadBuilder().newScan().plan().splits().asScala.map(_.rowCount()).sum)
+      (cpu, wall, jit, table.newReadBuilder().newScan().plan().splits().asScala.map(_.rowCount()).sum)
     }
 
     // Untimed: the same workload at a tenth of the size first, so that the JIT has compiled the
@@ -108,12 +113,23 @@ object JavaIngest {
       r.setDestination(java.nio.file.Paths.get(file))
       r
     }
-    val (cpu, wall, count) = ingest(Identifier.create("default", name), rows, recording)
+    val (cpu, wall, jit, count) = ingest(Identifier.create("default", name), rows, recording)
     println(s"""{"producer": "$producer", "rows": ${limit * (rows / batches)}, "cpu_s": ${cpu / 1e9}, """ +
-      s""""wall_s": ${wall / 1e9}, "physical_rows": $count}""")
+      s""""wall_s": ${wall / 1e9}, "jit_cpu_s": $jit, "physical_rows": $count}""")
     io.close()
     catalog.close()
   }
+
+  /**
+   * CPU seconds this JVM's JIT compiler threads have used so far, as bench/harness.py's
+   * `compiler_cpu_seconds` reads them of the Spark JVM (Linux: /proc/self/task, 100 ticks a second).
+   */
+  private def compilerCpuSeconds(): Double =
+    Option(new java.io.File("/proc/self/task").listFiles()).toSeq.flatten.map(_.toPath).map { task =>
+      Try(Files.readString(task.resolve("comm"))).filter(n => n.startsWith("C1 Compiler") || n.startsWith("C2 Compiler"))
+        .flatMap(_ => Try(Files.readString(task.resolve("stat")).split("\\) ", 2)(1).split(" ")))
+        .map(f => (f(11).toLong + f(12).toLong) / 100.0).getOrElse(0.0)
+    }.sum
 
   /** The values of bench/upsert_ingest.py's `with_values`, from Spark's own xxhash64. */
   private def row(id: Long, version: Int): GenericRow = {
