@@ -7,6 +7,7 @@ JIT compiler threads over them (`jit_cpu_s`, as harness.compiler_cpu_seconds rea
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 from pathlib import Path
 
@@ -29,3 +30,9 @@ def java_ingest(classpath: str, warehouse: Path, producer: str, rows: int, extra
                           str(warehouse), producer, str(rows), str(BATCHES), str(BUCKETS), *extra],
                          capture_output=True, text=True, check=True)
     return json.loads(next(line for line in out.stdout.splitlines() if line.startswith("{")))
+
+
+def median_cpu_seconds(runs: list[dict], without_jit: bool = False) -> float:
+    """The median CPU seconds of JavaIngest's runs over their timed batches; `without_jit`: less what
+    their JIT compiler threads used meanwhile."""
+    return statistics.median(r["cpu_s"] - (r["jit_cpu_s"] if without_jit else 0.0) for r in runs)

@@ -22,7 +22,7 @@ from pyspark.sql import functions as F
 
 from append_scan import checksum, dir_bytes
 from harness import Check, Comparison, compiler_cpu_seconds, timed, timed_with_cpu, warehouse_dir
-from java_writer import BATCHES, BUCKETS, java_classpath, java_ingest
+from java_writer import BATCHES, BUCKETS, java_classpath, java_ingest, median_cpu_seconds
 
 NAME = "upsert_ingest"
 TITLE = "Upsert ingest, merge-on-read scan and point lookup: paimon primary-key table vs Parquet"
@@ -481,11 +481,9 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
         return statistics.median(cpu_seconds[system])
 
     def against_java(system: str, label: str, goal: Optional[float], without_jit: bool = False) -> Check:
-        if without_jit:
-            ours = statistics.median(c - j for c, j in zip(cpu_seconds[system], jit_seconds[system]))
-            theirs = statistics.median(r["cpu_s"] - r["jit_cpu_s"] for r in java[label])
-        else:
-            ours, theirs = cpu_of(system), statistics.median(r["cpu_s"] for r in java[label])
+        ours = (statistics.median(c - j for c, j in zip(cpu_seconds[system], jit_seconds[system]))
+                if without_jit else cpu_of(system))
+        theirs = median_cpu_seconds(java[label], without_jit)
         ours, theirs = ours / sizes.ingested * 1e6, theirs / sizes.ingested * 1e6
         return Check(
             name=f"CPU per row, {label} ingest: ours against Paimon's Java writer"

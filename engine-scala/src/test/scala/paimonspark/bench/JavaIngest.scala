@@ -25,8 +25,8 @@ import org.apache.spark.sql.catalyst.expressions.XXH64
  * (bench/upsert_ingest.py, recomputed here), the same batches, one batch commit each. Prints one
  * JSON line with the CPU seconds of this JVM over the timed batches (rows are generated before each
  * batch's timing starts) and of its JIT compiler threads meanwhile, after an untimed warm-up of the
- * same workload at a tenth of the size into a table of its own. The preload is compacted fully before the timed batches; with
- * `full-compaction` every batch ends with a full compaction of every bucket, as Paimon's writers do
+ * same workload at a tenth of the size into a table of its own. The preload is compacted fully
+ * before the timed batches; with `full-compaction` every batch ends with a full compaction of every bucket, as Paimon's writers do
  * at the end of input. Optionally only the first LIMIT batches are written, into a table with more
  * OPTIONS (`k=v,k=v`, such as `deletion-vectors.enabled=true`, which names the table `java_dv_<producer>`).
  * `write-only=true` is set after the preload's compaction, which a write-only writer refuses.

@@ -42,7 +42,8 @@ class DictionaryVerdictsSuite extends AnyFunSuite with BeforeAndAfterAll {
     }.groupBy(_._1).map { case (c, vs) => c -> vs.map(_._2).toSet }
 
   test("with and without the shortcut: the same rows for us and Java, the same encodings, the same sizes") {
-    Seq("shortcut", "every_dictionary").foreach { t =>
+    val tables = Seq("shortcut", "every_dictionary")
+    tables.foreach { t =>
       sql(s"CREATE TABLE paimon.default.$t (k BIGINT, low INT, high DOUBLE, s STRING) TBLPROPERTIES " +
         "('primary-key' = 'k', 'bucket' = '2', 'write-only' = 'true')")
     }
@@ -60,16 +61,13 @@ class DictionaryVerdictsSuite extends AnyFunSuite with BeforeAndAfterAll {
       Set("high", "s"))
     DictionaryVerdicts.disabledDuring(write("every_dictionary"))
     // The tables hold the same rows, and each reads the same for Java.
-    Seq("shortcut", "every_dictionary").foreach(t => sql(s"CALL paimon.sys.compact(table => 'default.$t')"))
-    val ours = Seq("shortcut", "every_dictionary").map(t =>
-      JavaPaimon.sorted(sql(s"SELECT * FROM paimon.default.$t").map(_.toSeq)))
+    tables.foreach(t => sql(s"CALL paimon.sys.compact(table => 'default.$t')"))
+    val ours = tables.map(t => JavaPaimon.sorted(sql(s"SELECT * FROM paimon.default.$t").map(_.toSeq)))
     assert(ours.head == ours.last && ours.head.size == 6000)
-    Seq("shortcut", "every_dictionary").foreach { t =>
-      assert(java.rows(s"default.$t") == JavaPaimon.sorted(sql(s"SELECT * FROM paimon.default.$t").map(_.toSeq)), t)
-    }
+    tables.zip(ours).foreach { case (t, rows) => assert(java.rows(s"default.$t") == rows, t) }
     assert(encodings("shortcut") == encodings("every_dictionary"))
     assert(encodings("shortcut")("low") == Set(true) && encodings("shortcut")("high") == Set(false))
-    val sizes = Seq("shortcut", "every_dictionary").map(t => dataFiles(t).map(Files.size).sum)
+    val sizes = tables.map(t => dataFiles(t).map(Files.size).sum)
     assert(math.abs(sizes.head - sizes.last).toDouble / sizes.last < 0.01, sizes)
   }
 }
