@@ -3,111 +3,133 @@ package paimonspark.format
 import scala.annotation.switch
 import scala.jdk.CollectionConverters._
 
-import org.apache.parquet.column.{ColumnDescriptor, ColumnWriteStore, ColumnWriter}
-import org.apache.parquet.io.api.Binary
-import org.apache.parquet.schema.MessageType
+import org.apache.parquet.column.{ColumnDescriptor, ParquetProperties}
+import org.apache.parquet.column.page.PageWriteStore
+import org.apache.parquet.schema.{LogicalTypeAnnotation, MessageType}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName._
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
-import org.apache.spark.unsafe.Platform
-import org.apache.spark.unsafe.types.UTF8String
 
 /**
- * Writes rows of a schema without nested columns straight into Parquet's column writers, each
+ * Writes rows of a schema without nested columns into one [[ColumnChunkWriter]] per column, each
  * value converted as Spark's Parquet writer converts it (non-legacy decimals, INT64 micros for
- * timestamps), skipping the record assembly a nested schema needs, which costs more per value
- * than the encoding itself.
+ * timestamps): no record assembly, and no chain of parquet-mr calls per value. Used when the file's
+ * settings are ones the chunk writers produce parquet-mr's bytes for (v1 pages, no bloom filters,
+ * no byte-stream-split, statistics on).
  */
-final class FlatRowWriter private (fields: Array[FlatRowWriter.Field], descriptors: Array[ColumnDescriptor]) {
+final class FlatRowWriter private (kinds: Array[Int], descriptors: Array[ColumnDescriptor], props: ParquetProperties) {
   import FlatRowWriter._
 
-  private val writers = new Array[ColumnWriter](fields.length)
+  private val chunks: Array[ColumnChunkWriter] = descriptors.indices.map { i =>
+    val d = descriptors(i)
+    kinds(i) match {
+      case Bool => new BooleanChunkWriter(d, props)
+      case Utf8 | Bytes | DecimalFixed => new BinaryChunkWriter(d, props, props.isDictionaryEnabled(d))
+      case _ => new PrimitiveChunkWriter(d, props, props.isDictionaryEnabled(d))
+    }
+  }.toArray
+  // The same writers by type: one call site per kind below, each with a single target.
+  private val primitives = chunks.map { case c: PrimitiveChunkWriter => c; case _ => null }
+  private val binaries = chunks.map { case c: BinaryChunkWriter => c; case _ => null }
+  private val booleans = chunks.map { case c: BooleanChunkWriter => c; case _ => null }
   private val required = descriptors.map(_.getMaxDefinitionLevel == 0)
-  private val kinds = fields.map(_.kind)
+  private val scales = descriptors.map { d =>
+    d.getPrimitiveType.getLogicalTypeAnnotation match {
+      case decimal: LogicalTypeAnnotation.DecimalLogicalTypeAnnotation => (decimal.getPrecision, decimal.getScale)
+      case _ => (0, 0)
+    }
+  }
 
-  /** Points the writer at the column writers of a new row group. */
-  def bind(store: ColumnWriteStore): Unit = descriptors.indices.foreach(i => writers(i) = store.getColumnWriter(descriptors(i)))
+  /** Starts a row group: each column writes its pages to its page writer in `pages`. */
+  def bind(pages: PageWriteStore): Unit = descriptors.indices.foreach(i => chunks(i).bind(pages.getPageWriter(descriptors(i))))
 
-  // One switch over the column kinds, not a call through a function per value: the JIT sees one
-  // call site per kind, each with a single target, instead of one site with a dozen.
   def write(row: InternalRow): Unit = {
     var i = 0
     while (i < kinds.length) {
-      val out = writers(i)
       if (row.isNullAt(i)) {
         if (required(i)) throw new IllegalStateException(s"column ${descriptors(i).getPath.mkString(".")} is required but null")
-        out.writeNull(0, 0)
-      } else {
-        val d = if (required(i)) 0 else 1
-        (kinds(i): @switch) match {
-          case Long64 => out.write(row.getLong(i), 0, d)
-          case Int32 => out.write(row.getInt(i), 0, d)
-          case Double64 => out.write(row.getDouble(i), 0, d)
-          case Utf8 => out.write(utf8(row.getUTF8String(i)), 0, d)
-          case _ => fields(i).write(row, i, out, d)
-        }
+        chunks(i).addNull()
+      } else (kinds(i): @switch) match {
+        case Long64 => primitives(i).add(row.getLong(i))
+        case Int32 => primitives(i).add(row.getInt(i).toLong)
+        case Double64 => primitives(i).add(java.lang.Double.doubleToLongBits(row.getDouble(i)))
+        case Utf8 => binaries(i).add(row.getUTF8String(i))
+        case Byte8 => primitives(i).add(row.getByte(i).toLong)
+        case Short16 => primitives(i).add(row.getShort(i).toLong)
+        case Float32 => primitives(i).add(java.lang.Float.floatToIntBits(row.getFloat(i)).toLong)
+        case Bool => booleans(i).add(row.getBoolean(i))
+        case Bytes => binaries(i).add(row.getBinary(i))
+        case Decimal32 | Decimal64 => primitives(i).add(row.getDecimal(i, scales(i)._1, scales(i)._2).toUnscaledLong)
+        case DecimalFixed =>
+          val (p, s) = scales(i)
+          binaries(i).add(fixedWidth(row.getDecimal(i, p, s), descriptors(i).getPrimitiveType.getTypeLength))
       }
       i += 1
     }
   }
 
-  // A string's bytes where the row holds them, if that is a byte array: no copy per value.
-  private def utf8(s: UTF8String): Binary = s.getBaseObject match {
-    case bytes: Array[Byte] => Binary.fromReusedByteArray(bytes, (s.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt, s.numBytes)
-    case _ => Binary.fromReusedByteArray(s.getBytes)
+  /** What the row group holds so far, as parquet-mr's column writers count it to end row groups. */
+  def bufferedSize: Long = {
+    var total = 0L
+    chunks.foreach(total += _.bufferedSize)
+    total
   }
+
+  /** Ends the row group's chunks: their last pages and dictionary pages go to the page writers. */
+  def finishRowGroup(): Unit = chunks.foreach(_.finish())
+
+  def close(): Unit = chunks.foreach(_.close())
 }
 
 object FlatRowWriter {
-  // The kinds [[FlatRowWriter.write]] switches on; Other calls the field's own function.
+  // The kinds [[FlatRowWriter.write]] switches on.
   private final val Long64 = 0
   private final val Int32 = 1
   private final val Double64 = 2
   private final val Utf8 = 3
-  private final val Other = 4
-
-  /** How one column's value is handed to its writer, at a definition level; `kind` names the common ones. */
-  private final case class Field(kind: Int, write: (InternalRow, Int, ColumnWriter, Int) => Unit)
-
-  private def other(f: (InternalRow, Int, ColumnWriter, Int) => Unit) = Field(Other, f)
-  private def unused(kind: Int) = Field(kind, (_, _, _, _) => throw new IllegalStateException("written by the switch"))
+  private final val Byte8 = 4
+  private final val Short16 = 5
+  private final val Float32 = 6
+  private final val Bool = 7
+  private final val Bytes = 8
+  private final val Decimal32 = 9
+  private final val Decimal64 = 10
+  private final val DecimalFixed = 11
 
   /**
    * A writer for `schema` as `parquet` lays it out, if every column is a top-level primitive of a
-   * type written here, stored as the physical type this writer produces; else None.
+   * type written here, stored as the physical type this writer produces, and `props` ask for
+   * nothing but what the chunk writers encode; else None.
    */
-  def of(schema: StructType, parquet: MessageType): Option[FlatRowWriter] = {
+  def of(schema: StructType, parquet: MessageType, props: ParquetProperties): Option[FlatRowWriter] = {
     val descriptors = parquet.getColumns.asScala.toArray
-    val fields = schema.fields.map(f => field(f.dataType))
-    val flat = descriptors.length == fields.length && descriptors.indices.forall { i =>
+    val kinds = schema.fields.map(f => kind(f.dataType))
+    val flat = descriptors.length == kinds.length && descriptors.indices.forall { i =>
       val d = descriptors(i)
       d.getPath.length == 1 && d.getMaxRepetitionLevel == 0 &&
-        fields(i).exists(_._1 == d.getPrimitiveType.getPrimitiveTypeName)
+        kinds(i).exists(_._1 == d.getPrimitiveType.getPrimitiveTypeName) &&
+        !props.isBloomFilterEnabled(d) && !props.isByteStreamSplitEnabled(d) &&
+        props.getStatisticsEnabled(d) && props.getSizeStatisticsEnabled(d)
     }
-    if (flat) Some(new FlatRowWriter(fields.map(_.get._2), descriptors)) else None
+    if (flat && props.getWriterVersion == ParquetProperties.WriterVersion.PARQUET_1_0) {
+      Some(new FlatRowWriter(kinds.map(_.get._2), descriptors, props))
+    } else None
   }
 
-  private def field(t: DataType): Option[(PrimitiveTypeName, Field)] = t match {
-    case BooleanType => Some(BOOLEAN -> other((r, i, out, d) => out.write(r.getBoolean(i), 0, d)))
-    case ByteType => Some(INT32 -> other((r, i, out, d) => out.write(r.getByte(i).toInt, 0, d)))
-    case ShortType => Some(INT32 -> other((r, i, out, d) => out.write(r.getShort(i).toInt, 0, d)))
-    case IntegerType | DateType => Some(INT32 -> unused(Int32))
-    case LongType | TimestampType | TimestampNTZType => Some(INT64 -> unused(Long64))
-    case FloatType => Some(FLOAT -> other((r, i, out, d) => out.write(r.getFloat(i), 0, d)))
-    case DoubleType => Some(DOUBLE -> unused(Double64))
-    case StringType => Some(BINARY -> unused(Utf8))
-    case BinaryType => Some(BINARY -> other((r, i, out, d) => out.write(Binary.fromReusedByteArray(r.getBinary(i)), 0, d)))
-    case t: DecimalType if t.precision <= Decimal.MAX_INT_DIGITS =>
-      val (p, s) = (t.precision, t.scale)
-      Some(INT32 -> other((r, i, out, d) => out.write(r.getDecimal(i, p, s).toUnscaledLong.toInt, 0, d)))
-    case t: DecimalType if t.precision <= Decimal.MAX_LONG_DIGITS =>
-      val (p, s) = (t.precision, t.scale)
-      Some(INT64 -> other((r, i, out, d) => out.write(r.getDecimal(i, p, s).toUnscaledLong, 0, d)))
-    case t: DecimalType =>
-      val (p, s) = (t.precision, t.scale)
-      val width = Decimal.minBytesForPrecision(p)
-      Some(FIXED_LEN_BYTE_ARRAY -> other((r, i, out, d) => out.write(Binary.fromConstantByteArray(fixedWidth(r.getDecimal(i, p, s), width)), 0, d)))
+  private def kind(t: DataType): Option[(PrimitiveTypeName, Int)] = t match {
+    case BooleanType => Some(BOOLEAN -> Bool)
+    case ByteType => Some(INT32 -> Byte8)
+    case ShortType => Some(INT32 -> Short16)
+    case IntegerType | DateType => Some(INT32 -> Int32)
+    case LongType | TimestampType | TimestampNTZType => Some(INT64 -> Long64)
+    case FloatType => Some(FLOAT -> Float32)
+    case DoubleType => Some(DOUBLE -> Double64)
+    case StringType => Some(BINARY -> Utf8)
+    case BinaryType => Some(BINARY -> Bytes)
+    case t: DecimalType if t.precision <= Decimal.MAX_INT_DIGITS => Some(INT32 -> Decimal32)
+    case t: DecimalType if t.precision <= Decimal.MAX_LONG_DIGITS => Some(INT64 -> Decimal64)
+    case _: DecimalType => Some(FIXED_LEN_BYTE_ARRAY -> DecimalFixed)
     case _ => None
   }
 

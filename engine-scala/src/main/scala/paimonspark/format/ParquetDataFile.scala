@@ -17,8 +17,8 @@ import org.apache.spark.sql.types.StructType
  * Writes one Parquet data file from Spark rows, laid out as Spark's own Parquet writer lays it out
  * and configured for what Paimon's readers expect: standard (non-legacy) lists, maps and decimals,
  * timestamps as INT64 micros, and Paimon field ids on every column (Spark's schema converter).
- * Rows of flat schemas go straight to the column writers ([[FlatRowWriter]]); nested ones through
- * Spark's write support and Parquet's record assembly. Row groups are cut as parquet-mr cuts them.
+ * Rows of flat schemas are encoded a page of a column at a time ([[FlatRowWriter]]); nested ones (and
+ * settings it does not encode) go through Spark's write support and Parquet's record assembly. Row groups are cut as parquet-mr cuts them.
  * `uniqueColumns` hold a distinct value in (nearly) every row, like a key or sequence numbers: a
  * dictionary cannot pay off there, and building one only to drop it costs a hash insert per value.
  * `verdicts` remembers which other columns lost their dictionary in earlier files of the same kind.
@@ -55,7 +55,7 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
   private val fileWriter = new ParquetFileWriter(file, messageType, ParquetFileWriter.Mode.CREATE,
     settings.rowGroupSize, settings.maxPaddingSize, null, props)
   fileWriter.start()
-  private val flat = if (flatRows) FlatRowWriter.of(schema, messageType) else None
+  private val flat = if (flatRows) FlatRowWriter.of(schema, messageType, props) else None
 
   private var pages: ColumnChunkPageWriteStore = _
   private var columns: ColumnWriteStore = _
@@ -70,7 +70,7 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
 
   override def write(row: InternalRow): Unit = {
     flat match {
-      case Some(writer) => writer.write(row); columns.endRecord()
+      case Some(writer) => writer.write(row)
       case None => support.write(row) // the record consumer ends the record itself
     }
     rows += 1
@@ -80,7 +80,9 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
 
   override def rowCount: Long = rows
 
-  override def estimatedSize: Long = closedGroupsSize + columns.getBufferedSize
+  override def estimatedSize: Long = closedGroupsSize + bufferedSize
+
+  private def bufferedSize: Long = flat.fold(columns.getBufferedSize)(_.bufferedSize)
 
   /** Counted as written, so no store is asked. */
   override def length: Long = writtenLength
@@ -96,20 +98,21 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
       verdicts.foreach(_.record(fileWriter.getFooter, uniqueColumns.toSet ++ verdictPlain))
     } finally {
       release()
+      flat.foreach(_.close())
       codecs.release()
     }
     new ParquetFooterStats(fileWriter.getFooter, fields)
   }
 
-  override def abort(): Unit = try { fileWriter.abort(); release(); codecs.release() } catch { case _: Exception => () }
+  override def abort(): Unit = try { fileWriter.abort(); release(); flat.foreach(_.close()); codecs.release() } catch { case _: Exception => () }
 
   private def startRowGroup(): Unit = {
     pages = new ColumnChunkPageWriteStore(compressor, messageType, props.getAllocator, props.getColumnIndexTruncateLength,
       props.getPageWriteChecksumEnabled)
-    columns = props.newColumnWriteStore(messageType, pages, pages)
     flat match {
-      case Some(writer) => writer.bind(columns)
+      case Some(writer) => writer.bind(pages)
       case None =>
+        columns = props.newColumnWriteStore(messageType, pages, pages)
         records = new ColumnIOFactory(false).getColumnIO(messageType).getRecordWriter(columns)
         support.prepareForWrite(records)
     }
@@ -119,7 +122,7 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
 
   /** Ends the row group once its buffered size is within two rows of the limit, as parquet-mr does. */
   private def checkRowGroupSize(): Unit = {
-    val buffered = columns.getBufferedSize
+    val buffered = bufferedSize
     val rowSize = buffered / rowsInGroup
     if (rowsInGroup >= props.getRowGroupRowCountLimit || buffered > rowGroupSize - 2 * rowSize) {
       flushRowGroup()
@@ -135,7 +138,7 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
     if (records != null) records.flush()
     if (rowsInGroup > 0) {
       fileWriter.startBlock(rowsInGroup)
-      columns.flush()
+      flat.fold(columns.flush())(_.finishRowGroup())
       pages.flushToFileWriter(fileWriter)
       fileWriter.endBlock()
       closedGroupsSize = fileWriter.getPos

@@ -78,7 +78,7 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
 
   private def writerFactory(bucketing: Bucketing): DataWriterFactory =
     if (store.isPrimaryKeyTable) primaryKeyFactory(bucketing)
-    else if (bucketed) new AppendWriterFactory(store, AppendBuckets.Fixed(restore()))
+    else if (bucketed) new AppendWriterFactory(store, AppendBuckets.Fixed(forWriters(restore())))
     else new AppendWriterFactory(store)
 
   // The snapshot the last writer factory planned buckets and sequences at, which its commit checks against.
@@ -87,12 +87,15 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
   private def restore(): WriteRestore = {
     val restored = WriteRestore.of(store)
     plannedAt = Some(restored.snapshotId.getOrElse(0L))
-    if (replacesPartitions) restored.replacingPartitions else restored
+    restored
   }
+
+  // Writers that replace partitions do not hold on to the bucket counts of the ones they replace.
+  private def forWriters(restored: WriteRestore): WriteRestore = if (replacesPartitions) restored.replacingPartitions else restored
 
   private def primaryKeyFactory(bucketing: Bucketing) = {
     val restored = restore()
-    new PrimaryKeyWriterFactory(store, restored, bootstrapped(bucketing, restored))
+    new PrimaryKeyWriterFactory(store, forWriters(restored), bootstrapped(bucketing, restored))
   }
 
   // The bootstrap files a cross-partition write reads (name prefix, assigners), deleted once it ends.
@@ -101,12 +104,15 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
   @volatile private var keysReadAt: Option[Long] = None
 
   /**
+   * The bucketing as the writers run it, from what the table held at `restored`. A postpone-bucket
+   * batch write keeps each partition's bucket count (an overwrite too, as Paimon's writer does).
    * A cross-partition write looks keys up where the snapshot its sequences continue from holds
    * them (a copy-on-write statement's rows so go back where they were); one that replaces the whole
    * table starts from no key. Replacing some partitions only is refused: a moved key's retraction
    * would land in a partition outside them.
    */
   private def bootstrapped(bucketing: Bucketing, restored: WriteRestore): Bucketing = bucketing match {
+    case p: Bucketing.PerPartition => p.copy(known = restored.partitionBuckets)
     case c: Bucketing.CrossPartition => replaces.map(_()) match {
       case None | Some(OverwriteScope.Files(_) | OverwriteScope.Marked(_)) =>
         val keys = CrossPartitionBootstrap.run(store, restored.snapshotId, c.assigners)

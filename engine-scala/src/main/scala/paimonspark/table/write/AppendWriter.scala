@@ -5,7 +5,7 @@ import scala.collection.mutable.ArrayBuffer
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
 
 import paimonspark.format._
 import paimonspark.table.FileStoreTable
@@ -33,14 +33,10 @@ final class AppendWriter(table: FileStoreTable, fileSource: Int = FileSource.App
     buckets: AppendBuckets = AppendBuckets.Unaware()) {
   private val schema = table.schema
   private val options = table.options
-  private val fileSchema = SparkTypes.physical(SparkTypes.toSparkStruct(schema.fields, withFieldIds = true))
   private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
   private val partitionProjection: Option[UnsafeProjection] =
     if (schema.partitionKeys.isEmpty) None
-    else Some(UnsafeProjection.create(schema.partitionKeys.map { k =>
-      val i = schema.fieldNames.indexOf(k)
-      BoundReference(i, fileSchema(i).dataType, nullable = true)
-    }))
+    else Some(ColumnProjection(schema, schema.partitionKeys))
   private val spec = options.fileWriteSpec
   private val namer = new FileNamer(options.dataFilePrefix, spec.suffix)
   private val targetSize = options.targetFileSize(primaryKey = false)

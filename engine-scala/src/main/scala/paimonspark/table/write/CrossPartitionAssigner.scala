@@ -26,12 +26,8 @@ final class CrossPartitionAssigner(table: FileStoreTable, plan: Bucketing.CrossP
   private val schema = table.schema
   private val columns = SparkTypes.physical(SparkTypes.toSparkStruct(schema.fields, withFieldIds = false))
   private val width = columns.length
-  private def projection(names: Seq[String]) = UnsafeProjection.create(names.map { n =>
-    val i = schema.fieldNames.indexOf(n)
-    BoundReference(i, columns(i).dataType, nullable = true)
-  })
-  private val toKey = projection(schema.primaryKeys)
-  private val toPartition = projection(schema.partitionKeys)
+  private val toKey = ColumnProjection(schema, schema.primaryKeys)
+  private val toPartition = ColumnProjection(schema, schema.partitionKeys)
   private val hash = BucketFunctionType.bucketer(BucketFunctionType.Default,
     schema.primaryKeys.map(schema.field(_).dataType), schema.primaryKeys.map(schema.fieldNames.indexOf(_)))
   private val engine = MergeEngineSpec.of(table.name, schema).engine

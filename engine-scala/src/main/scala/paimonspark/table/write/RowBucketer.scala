@@ -5,7 +5,7 @@ import java.util.Base64
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 
 import paimonspark.format._
 import paimonspark.table.{BucketFunctionType, FileStoreTable, KeyLayout}
@@ -29,6 +29,7 @@ object Bucketing {
   /**
    * `bucket` = -2, a batch write with `postpone.batch-write-fixed-bucket`: as Paimon's Spark writer,
    * straight into fixed buckets, as many as a partition's files have (`known`), `default` in a new one.
+   * The plan leaves `known` empty; the write fills it from the [[WriteRestore]] its writers start from.
    */
   final case class PerPartition(known: Map[String, Int], default: Int) extends Bucketing {
     def of(partition: String): Int = known.getOrElse(partition, default)
@@ -57,7 +58,7 @@ object Bucketing {
     if (options.bucket > 0) Fixed(options.bucket)
     else if (options.bucket == TablePaths.PostponeBucket) {
       if (streaming || !options.postponeBatchWriteFixedBucket) Postpone
-      else PerPartition(WriteRestore.of(table).partitionBuckets, math.min(assigners, options.postponeBatchWriteMaxParallelism))
+      else PerPartition(Map.empty, math.min(assigners, options.postponeBatchWriteMaxParallelism))
     } else if (KeyLayout.crossPartition(table.schema)) {
       CrossPartition(options.dynamicBucketAssigners.getOrElse(assigners), options.dynamicBucketTargetRowNum, None)
     } else {
@@ -85,15 +86,10 @@ final case class IndexChange(partition: Array[Byte], bucket: Int, indexType: Str
 final class RowBucketer(table: FileStoreTable, bucketing: Bucketing) {
   private val schema = table.schema
   private val layout = KeyLayout.of(table.location.toString, schema)
-  private val columns = SparkTypes.physical(SparkTypes.toSparkStruct(schema.fields, withFieldIds = false))
-  private def projection(names: Seq[String]) = UnsafeProjection.create(names.map { n =>
-    val i = schema.fieldNames.indexOf(n)
-    BoundReference(i, columns(i).dataType, nullable = true)
-  })
   // Fixed buckets by the table's bucket function over the bucket key; dynamic ones by the key's hash.
   private val function = BucketFunctionType.bucketer(schema,
     if (bucketing.isInstanceOf[Bucketing.Dynamic]) layout.trimmedKeys else layout.bucketKeys)
-  private val toPartition = projection(schema.partitionKeys)
+  private val toPartition = ColumnProjection(schema, schema.partitionKeys)
   private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
   private val assigners = mutable.HashMap.empty[(UnsafeRow, Int), (Array[Byte], DynamicBucketAssigner)]
   // Postpone-bucket batch writes: each partition's bucket count, looked up once per partition, not per row.
