@@ -34,7 +34,7 @@ final class FlatRowWriter private (kinds: Array[Int], descriptors: Array[ColumnD
   private val binaries = chunks.map { case c: BinaryChunkWriter => c; case _ => null }
   private val booleans = chunks.map { case c: BooleanChunkWriter => c; case _ => null }
   private val required = descriptors.map(_.getMaxDefinitionLevel == 0)
-  private val scales = descriptors.map { d =>
+  private val decimals = descriptors.map { d =>
     d.getPrimitiveType.getLogicalTypeAnnotation match {
       case decimal: LogicalTypeAnnotation.DecimalLogicalTypeAnnotation => (decimal.getPrecision, decimal.getScale)
       case _ => (0, 0)
@@ -60,9 +60,11 @@ final class FlatRowWriter private (kinds: Array[Int], descriptors: Array[ColumnD
         case Float32 => primitives(i).add(java.lang.Float.floatToIntBits(row.getFloat(i)).toLong)
         case Bool => booleans(i).add(row.getBoolean(i))
         case Bytes => binaries(i).add(row.getBinary(i))
-        case Decimal32 | Decimal64 => primitives(i).add(row.getDecimal(i, scales(i)._1, scales(i)._2).toUnscaledLong)
+        case Decimal32 | Decimal64 =>
+          val (p, s) = decimals(i)
+          primitives(i).add(row.getDecimal(i, p, s).toUnscaledLong)
         case DecimalFixed =>
-          val (p, s) = scales(i)
+          val (p, s) = decimals(i)
           binaries(i).add(fixedWidth(row.getDecimal(i, p, s), descriptors(i).getPrimitiveType.getTypeLength))
       }
       i += 1
@@ -70,11 +72,7 @@ final class FlatRowWriter private (kinds: Array[Int], descriptors: Array[ColumnD
   }
 
   /** What the row group holds so far, as parquet-mr's column writers count it to end row groups. */
-  def bufferedSize: Long = {
-    var total = 0L
-    chunks.foreach(total += _.bufferedSize)
-    total
-  }
+  def bufferedSize: Long = chunks.iterator.map(_.bufferedSize).sum
 
   /** Ends the row group's chunks: their last pages and dictionary pages go to the page writers. */
   def finishRowGroup(): Unit = chunks.foreach(_.finish())

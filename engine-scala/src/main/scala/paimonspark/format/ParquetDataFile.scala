@@ -18,7 +18,8 @@ import org.apache.spark.sql.types.StructType
  * and configured for what Paimon's readers expect: standard (non-legacy) lists, maps and decimals,
  * timestamps as INT64 micros, and Paimon field ids on every column (Spark's schema converter).
  * Rows of flat schemas are encoded a page of a column at a time ([[FlatRowWriter]]); nested ones (and
- * settings it does not encode) go through Spark's write support and Parquet's record assembly. Row groups are cut as parquet-mr cuts them.
+ * settings it does not encode) go through Spark's write support and Parquet's record assembly. Row
+ * groups are cut as parquet-mr cuts them.
  * `uniqueColumns` hold a distinct value in (nearly) every row, like a key or sequence numbers: a
  * dictionary cannot pay off there, and building one only to drop it costs a hash insert per value.
  * `verdicts` remembers which other columns lost their dictionary in earlier files of the same kind.

@@ -50,12 +50,7 @@ final class PrimitiveChunkWriter(descriptor: ColumnDescriptor, props: ParquetPro
 
   override protected def plainBytes(): BytesInput = BytesInput.from(plain(values, n))
 
-  override protected def dictionaryPage(entries: Int): BytesInput = {
-    val all = new Array[Long](entries)
-    var i = 0
-    while (i < entries) { all(i) = dictionary.value(i); i += 1 }
-    BytesInput.from(plain(all, entries))
-  }
+  override protected def dictionaryPage(entries: Int): BytesInput = BytesInput.from(plain(dictionary.entries, entries))
 
   private def plain(from: Array[Long], count: Int): Array[Byte] = {
     val out = ByteBuffer.allocate(count * width).order(ByteOrder.LITTLE_ENDIAN)

@@ -37,7 +37,8 @@ sealed abstract class ValueDictionary {
 final class LongDictionary(width: Int) extends ValueDictionary {
   private var values = new Array[Long](256)
 
-  def value(id: Int): Long = values(id)
+  /** The entries in id order: the first `size` of this array. */
+  def entries: Array[Long] = values
 
   def idOf(v: Long): Int = {
     var slot = LongDictionary.mix(v) & mask
