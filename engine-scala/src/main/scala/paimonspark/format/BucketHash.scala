@@ -18,13 +18,31 @@ object BucketHash {
     var h = Seed
     var i = 0
     while (i < length) {
-      val word = (bytes(i) & 0xff) | (bytes(i + 1) & 0xff) << 8 | (bytes(i + 2) & 0xff) << 16 | (bytes(i + 3) & 0xff) << 24
-      var k = word * 0xcc9e2d51
-      k = Integer.rotateLeft(k, 15) * 0x1b873593
-      h = Integer.rotateLeft(h ^ k, 13) * 5 + 0xe6546b64
+      h = mix(h, (bytes(i) & 0xff) | (bytes(i + 1) & 0xff) << 8 | (bytes(i + 2) & 0xff) << 16 | (bytes(i + 3) & 0xff) << 24)
       i += 4
     }
-    h ^= length
+    finish(h, length)
+  }
+
+  /**
+   * The hash of a key of one non-null column held in its 8-byte slot, without writing its BinaryRow
+   * (16 bytes: a zero header, then the slot's low and high words): a BIGINT as it is, an INT or DATE
+   * as its 4 bytes with 4 zero bytes above ([[slotOfInt]]).
+   */
+  def hashOfSlot(slot: Long): Int = {
+    val header = mix(mix(Seed, 0), 0)
+    finish(mix(mix(header, slot.toInt), (slot >>> 32).toInt), 16)
+  }
+
+  def slotOfInt(value: Int): Long = value & 0xffffffffL
+
+  private def mix(h: Int, word: Int): Int = {
+    val k = Integer.rotateLeft(word * 0xcc9e2d51, 15) * 0x1b873593
+    Integer.rotateLeft(h ^ k, 13) * 5 + 0xe6546b64
+  }
+
+  private def finish(hash: Int, length: Int): Int = {
+    var h = hash ^ length
     h ^= h >>> 16
     h *= 0x85ebca6b
     h ^= h >>> 13

@@ -48,11 +48,21 @@ object BucketFunctionType {
 
   /** The bucket among n of a row whose key columns, of these types, are at `ordinals` (checked by [[refusal]]). */
   def bucketer(function: BucketFunctionType, types: Seq[DataType], ordinals: Seq[Int]): RowBucket = function match {
-    case Default => new RowBucket {
-      private val key = new BinaryRowWriter(types, ordinals)
-      override def hash(row: InternalRow): Int = BucketHash.hash(key.buffer, key.write(row))
-      override def bucket(row: InternalRow, n: Int): Int = BucketHash.bucketOf(hash(row), n)
-    }
+    case Default =>
+      // A key of one integral column, the common case, is hashed from its value (no BinaryRow written).
+      val at = ordinals.head
+      val (long, int) = types match {
+        case Seq(a: AtomicType) => (a.root == TypeRoot.BigInt, a.root == TypeRoot.Int || a.root == TypeRoot.Date)
+        case _ => (false, false)
+      }
+      new RowBucket {
+        private val key = new BinaryRowWriter(types, ordinals)
+        override def hash(row: InternalRow): Int =
+          if (long && !row.isNullAt(at)) BucketHash.hashOfSlot(row.getLong(at))
+          else if (int && !row.isNullAt(at)) BucketHash.hashOfSlot(BucketHash.slotOfInt(row.getInt(at)))
+          else BucketHash.hash(key.buffer, key.write(row))
+        override def bucket(row: InternalRow, n: Int): Int = BucketHash.bucketOf(hash(row), n)
+      }
     case Mod =>
       val ordinal = ordinals.head
       val long = types.head.asInstanceOf[AtomicType].root == TypeRoot.BigInt

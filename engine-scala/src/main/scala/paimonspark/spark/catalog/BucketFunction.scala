@@ -5,8 +5,9 @@ import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException
 import org.apache.spark.sql.connector.catalog.{FunctionCatalog, Identifier}
 import org.apache.spark.sql.connector.catalog.functions.{BoundFunction, Reducer, ReducibleFunction, ScalarFunction,
   UnboundFunction}
-import org.apache.spark.sql.types.{DataType, IntegerType, StructType}
+import org.apache.spark.sql.types.{DataType, DateType, IntegerType, LongType, StructField, StructType}
 
+import paimonspark.format.BucketHash
 import paimonspark.table.BucketFunctionType
 
 /**
@@ -27,10 +28,17 @@ object BucketFunction extends UnboundFunction {
     if (inputType.length < 2 || inputType.head.dataType != IntegerType) {
       throw new UnsupportedOperationException(s"$Name takes a number of buckets (INT) and at least one key column")
     }
-    new Bound(inputType.fields.map(_.dataType))
+    val types = inputType.fields.map(_.dataType)
+    // Spark calls `invoke` from generated code (no row, no boxing) when its parameter types match the
+    // arguments'; a null would reach it as 0, so only for a key column that cannot be null.
+    inputType.fields.tail match {
+      case Array(StructField(_, LongType, false, _)) => new LongKey(types)
+      case Array(StructField(_, IntegerType | DateType, false, _)) => new IntKey(types)
+      case _ => new Bound(types)
+    }
   }
 
-  final class Bound(types: Array[DataType]) extends ScalarFunction[Integer] with ReducibleFunction[Integer, Integer] {
+  class Bound(types: Array[DataType]) extends ScalarFunction[Integer] with ReducibleFunction[Integer, Integer] {
     private val keyTypes = KeyBucketFunction.paimonTypes(types)
     @transient private lazy val bucket = BucketFunctionType.bucketer(BucketFunctionType.Default, keyTypes, types.indices.tail)
 
@@ -55,6 +63,16 @@ object BucketFunction extends UnboundFunction {
 
     @scala.annotation.tailrec
     private def gcd(a: Int, b: Int): Int = if (b == 0) a else gcd(b, a % b)
+  }
+
+  /** A key of one BIGINT column that is never null. */
+  final class LongKey(types: Array[DataType]) extends Bound(types) {
+    def invoke(buckets: Int, key: Long): Int = BucketHash.bucketOf(BucketHash.hashOfSlot(key), buckets)
+  }
+
+  /** A key of one INT or DATE column that is never null. */
+  final class IntKey(types: Array[DataType]) extends Bound(types) {
+    def invoke(buckets: Int, key: Int): Int = BucketHash.bucketOf(BucketHash.hashOfSlot(BucketHash.slotOfInt(key)), buckets)
   }
 
   /** Maps a bucket among a multiple of `buckets` to its bucket among `buckets`. */

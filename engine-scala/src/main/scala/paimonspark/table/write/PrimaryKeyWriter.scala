@@ -88,7 +88,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, restored: WriteRestore, buck
       }
     }
     crossPartition match {
-      case Some(assigner) => assigner.route(row, kind, buffer)
+      case Some(assigner) => assigner.route(row, kind, routed)
       case None => buffer(row, kind, bucketer.bucketOf(row))
     }
   }
@@ -97,8 +97,10 @@ final class PrimaryKeyWriter(table: FileStoreTable, restored: WriteRestore, buck
     case c: Bucketing.CrossPartition => Some(new CrossPartitionAssigner(table, c))
     case _ => None
   }
+  private val routed: (InternalRow, Byte, Int) => Unit = buffer
 
-  private val buffer: (InternalRow, Byte, Int) => Unit = (row, kind, bucket) => {
+  // A method, not a function value: a Function3 would box every row's kind and bucket.
+  private def buffer(row: InternalRow, kind: Byte, bucket: Int): Unit = {
     val kv = toBuffer(row)
     kv.setLong(KeyValue.SequenceOrdinal, arrival)
     kv.setByte(KeyValue.KindOrdinal, kind)
