@@ -25,16 +25,16 @@ object BucketHash {
   }
 
   /**
-   * The hash of a key of one non-null column held in its 8-byte slot, without writing its BinaryRow
-   * (16 bytes: a zero header, then the slot's low and high words): a BIGINT as it is, an INT or DATE
-   * as its 4 bytes with 4 zero bytes above ([[slotOfInt]]).
+   * The hash of the BinaryRow of a key of one non-null BIGINT, without writing the row: 16 bytes, a
+   * zero header word pair, then the value's low and high words.
    */
-  def hashOfSlot(slot: Long): Int = {
+  def hashOfLong(value: Long): Int = {
     val header = mix(mix(Seed, 0), 0)
-    finish(mix(mix(header, slot.toInt), (slot >>> 32).toInt), 16)
+    finish(mix(mix(header, value.toInt), (value >>> 32).toInt), 16)
   }
 
-  def slotOfInt(value: Int): Long = value & 0xffffffffL
+  /** The same for a key of one non-null INT or DATE: its 4 bytes in the 8-byte slot, zeros above (not its sign). */
+  def hashOfInt(value: Int): Int = hashOfLong(value & 0xffffffffL)
 
   private def mix(h: Int, word: Int): Int = {
     val k = Integer.rotateLeft(word * 0xcc9e2d51, 15) * 0x1b873593

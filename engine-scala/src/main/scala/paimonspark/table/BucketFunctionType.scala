@@ -58,8 +58,8 @@ object BucketFunctionType {
       new RowBucket {
         private val key = new BinaryRowWriter(types, ordinals)
         override def hash(row: InternalRow): Int =
-          if (long && !row.isNullAt(at)) BucketHash.hashOfSlot(row.getLong(at))
-          else if (int && !row.isNullAt(at)) BucketHash.hashOfSlot(BucketHash.slotOfInt(row.getInt(at)))
+          if (long && !row.isNullAt(at)) BucketHash.hashOfLong(row.getLong(at))
+          else if (int && !row.isNullAt(at)) BucketHash.hashOfInt(row.getInt(at))
           else BucketHash.hash(key.buffer, key.write(row))
         override def bucket(row: InternalRow, n: Int): Int = BucketHash.bucketOf(hash(row), n)
       }

@@ -67,12 +67,12 @@ object BucketFunction extends UnboundFunction {
 
   /** A key of one BIGINT column that is never null. */
   final class LongKey(types: Array[DataType]) extends Bound(types) {
-    def invoke(buckets: Int, key: Long): Int = BucketHash.bucketOf(BucketHash.hashOfSlot(key), buckets)
+    def invoke(buckets: Int, key: Long): Int = BucketHash.bucketOf(BucketHash.hashOfLong(key), buckets)
   }
 
   /** A key of one INT or DATE column that is never null. */
   final class IntKey(types: Array[DataType]) extends Bound(types) {
-    def invoke(buckets: Int, key: Int): Int = BucketHash.bucketOf(BucketHash.hashOfSlot(BucketHash.slotOfInt(key)), buckets)
+    def invoke(buckets: Int, key: Int): Int = BucketHash.bucketOf(BucketHash.hashOfInt(key), buckets)
   }
 
   /** Maps a bucket among a multiple of `buckets` to its bucket among `buckets`. */
