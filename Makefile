@@ -8,8 +8,13 @@ SOURCES := $(shell find engine-scala/src/main -type f 2>/dev/null) build.sbt
 # Spark binds the machine's outer address unless told otherwise: the demo, the bench and the tests
 # (and every Spark process they start) stay on loopback.
 export SPARK_LOCAL_IP ?= 127.0.0.1
+# Maven jars that sessions load beside the engine (the S3A set) are resolved once, by `make jars`, into this
+# folder of the checkout, never by a session's own Ivy: two JVMs resolving into one cold Ivy cache at once
+# break each other (python/paimon_spark/jar_sets.py). sbt resolves the Scala suites' oracles (Paimon's Java
+# core, Hadoop's minicluster) into .cache/coursier, in its one process, before any test starts.
+export PAIMON_SPARK_JARS_DIR ?= $(CURDIR)/.cache/jars
 
-.PHONY: venv jar wheel publish-local test test-scala test-python demo bench profile clean
+.PHONY: venv jars jar wheel publish-local test test-scala test-python demo bench profile clean
 
 venv: $(VENV)/.installed
 
@@ -20,6 +25,10 @@ $(VENV)/.installed: requirements-dev.txt python/pyproject.toml
 	$(PY) -m uv pip install -q --python $(PY) -r requirements-dev.txt
 	$(PY) -m uv pip install -q --python $(PY) --no-deps -e python
 	touch $@
+
+# Idempotent: a set already resolved is not looked at again.
+jars: $(VENV)/.installed
+	$(PY) -m paimon_spark fetch-jars s3 > /dev/null
 
 jar: $(JAR)
 
@@ -39,15 +48,16 @@ publish-local: $(VENV)/.installed
 	$(SBT) engine/publishM2
 
 # Scala unit tests and pytest suites; ends with one line "N passed, N failed".
-# One sbt packages the jar, publishes it to the local Maven repository (the --packages tests resolve it
-# there), says so (`announceJar`, a file) and goes on to compile and run the Scala suites, beside two
+# The jar sets are resolved first. One sbt packages the jar, publishes it to the checkout's own Maven
+# repository, target/maven-repository (the --packages tests resolve it there, not in ~/.m2), says so
+# (`announceJar`, a file) and goes on to compile and run the Scala suites, beside two
 # pytest workers that start at that signal: each worker alone leaves a core idle a quarter of the time
 # (its JVMs start and wait), and a second sbt would load the build again. The Scala log is in
 # test-reports/scala.log (printed whole if the jar was not built); its failures are printed after pytest's.
 PYTEST := $(PY) -m pytest tests -q -n 2
-test: $(VENV)/.installed
+test: jars
 	rm -rf test-reports .scala-status .pytest-status .jar-ready && mkdir -p test-reports
-	($(SBT) engine/package engine/publishM2 announceJar engine/test > test-reports/scala.log 2>&1; \
+	($(SBT) engine/package engine/publish announceJar engine/test > test-reports/scala.log 2>&1; \
 	  echo $$? > .scala-status) & \
 	until [ -e .jar-ready ] || [ -e .scala-status ]; do sleep 1; done; \
 	if [ ! -e .jar-ready ]; then cat test-reports/scala.log; exit 1; fi; \
@@ -59,13 +69,14 @@ test: $(VENV)/.installed
 test-scala: $(VENV)/.installed
 	$(SBT) engine/test
 
-test-python: $(JAR)
+test-python: $(JAR) jars
+	$(SBT) engine/publish
 	$(PYTEST)
 
 demo: $(JAR)
 	$(PY) python/examples/demo.py
 
-bench: $(JAR)
+bench: $(JAR) jars
 	$(PY) bench/run.py
 
 # JFR profiles of the upsert ingest (bench/write_profile.py), ours and Paimon's Java writer's on the

@@ -97,6 +97,11 @@ lazy val engine = (project in file("engine-scala"))
     pomIncludeRepository := (_ => false),
     // The local repository is a developer's: publishing the same version again replaces it.
     publishM2Configuration := publishM2Configuration.value.withOverwrite(true),
+    // `make test` publishes the same files into the checkout's own repository (engine/publish), where the
+    // suites that resolve the engine with --packages find it: never the user's ~/.m2, which Java finds by
+    // the account's home directory whatever HOME says.
+    publishTo := Some(MavenCache("checkout", (ThisBuild / baseDirectory).value / "target" / "maven-repository")),
+    publishConfiguration := publishConfiguration.value.withOverwrite(true),
     pomPostProcess := publishedPom,
     Test / fork := true,
     // The test JVM runs hundreds of short, different jobs (ours, Java's core, Spark's generated code): the

@@ -118,7 +118,7 @@ def our_race(spark: SparkSession, moto: MotoS3, warehouse: str, work: Path) -> d
     table = f"paimon_path.`{warehouse}/race`"
     spark.sql(f"CREATE TABLE {table} (writer INT, seq BIGINT) TBLPROPERTIES ('commit.max-retries' = '200', "
               "'write-only' = 'true')")
-    writers = WriterPool(warehouse, range(1, RACE_WRITERS + 1), work / "writers", env=moto.worker_env(spark))
+    writers = WriterPool(warehouse, range(1, RACE_WRITERS + 1), work / "writers", env=moto.worker_env())
     try:
         answers = writers.finish(writers.start(table, RACE_COMMITS))
     finally:

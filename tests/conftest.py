@@ -22,6 +22,8 @@ sys.path.insert(0, str(SUPPORT))
 
 import jvm_options  # noqa: E402
 import s3_store  # noqa: E402
+from deploy_util import REPO  # noqa: E402
+from paimon_spark import jar_sets  # noqa: E402
 
 
 # `make test` runs the modules on two pytest-xdist workers, a module at a time on each (a module's session is
@@ -44,6 +46,12 @@ def _group(nodeid: str) -> str:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """In the controller, before any worker starts (the workers inherit its environment): the S3A jars
+    are resolved into the checkout's own folder, once, so that no session resolves them, and no two
+    processes download into one cache at once."""
+    os.environ.setdefault(jar_sets.JARS_DIR_VARIABLE, str(REPO / ".cache" / "jars"))
+    if not hasattr(config, "workerinput"):
+        jar_sets.S3.fetch()
     jvm_options.use_in_every_jvm()
 
 
@@ -96,8 +104,7 @@ def new_session(warehouse: Path | str, master: str = "local[2]", metastore_uri: 
     settings = {**jvm_options.executor_conf(), **worker_s3, **conf}
     for key, value in settings.items():
         builder = builder.config(key, value)
-    # A worker is handed the S3A jars the suite resolved; everything else resolves them as a user would.
-    s3 = jvm_options.in_suite_process() or (on_s3 and "spark.jars" not in worker_s3)
+    s3 = jvm_options.in_suite_process() or on_s3
     with jvm_options.own_driver():
         spark = configure_spark_with_paimon(builder, warehouse=str(warehouse), s3=s3, metastore_uri=metastore_uri,
                                             catalog_options=catalog_options).getOrCreate()

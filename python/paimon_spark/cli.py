@@ -4,6 +4,7 @@
     paimon-spark history <path>    every retained snapshot
     paimon-spark files <path>      the live data files of the latest snapshot
     paimon-spark tags <path>       the tags
+    paimon-spark fetch-jars s3     resolve the jars s3=True sessions load, once; print their paths
 
 Each command reads the table's system tables through a local, single-core Spark session (the
 engine reads metadata only, never data files) and prints an aligned table, or JSON with ``--json``.
@@ -11,6 +12,9 @@ A path that holds no Paimon table exits with status 2, as a usage error does. An
 ``s3://`` path brings S3A along (as ``configure_spark_with_paimon(..., s3=True)`` does); its endpoint
 and credentials are S3A's settings, given as ``--conf spark.hadoop.fs.s3a.endpoint=...`` (any Spark
 setting may be), or found where S3A looks (``AWS_ACCESS_KEY_ID`` and the rest of AWS's chain).
+
+``fetch-jars`` resolves a jar set (:mod:`paimon_spark.jar_sets`) into its folder unless it is there
+already, and prints its jars comma-separated, as ``spark-submit --jars`` takes them.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import json
 import logging
 import os
 import sys
+from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from pyspark.errors import AnalysisException
@@ -28,6 +33,7 @@ from pyspark.sql import SparkSession
 
 from paimon_spark import errors
 from paimon_spark._conf import appended
+from paimon_spark.jar_sets import NAMED
 from paimon_spark.session import engine_jar, with_packages
 from paimon_spark.version import __version__
 
@@ -62,6 +68,12 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--verbose", action="store_true", help="keep the JVM's log output")
         command.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", type=_setting,
                              help="a Spark setting, as spark-submit's --conf (repeatable)")
+    fetch = commands.add_parser("fetch-jars", help="resolve a jar set once and print its jars",
+                                description="Resolve a set of Maven jars once (unless it was) and print its jars "
+                                            "comma-separated, for spark-submit --jars.")
+    fetch.add_argument("jar_set", choices=sorted(NAMED), help="the set: s3 is what s3=True sessions load")
+    fetch.add_argument("--dir", type=Path, help="where sets are resolved (default: $PAIMON_SPARK_JARS_DIR, "
+                                                "else ~/.cache/paimon-spark/jars)")
     return parser
 
 
@@ -195,6 +207,8 @@ def render_info(table: Dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> str:
+    if args.command == "fetch-jars":
+        return ",".join(NAMED[args.jar_set].fetch(args.dir))
     location = _location(args.path)
     spark = _session(args.verbose, location, args.conf)
     if args.command == "info":

@@ -155,6 +155,14 @@ class MetastoreError(PaimonError):
     """
 
 
+class DependencyResolutionError(PaimonError):
+    """Maven jars a session needs (the S3 set, say) that Spark's Ivy could not resolve; ``value`` is
+    the set's name and the message says what Ivy reported and how to try again. No session was started.
+
+    >>> configure_spark_with_paimon(builder, s3=True)  # offline, never fetched: e.value == "s3"
+    """
+
+
 _BY_JVM_CLASS: Dict[str, Type[PaimonError]] = {
     "paimonspark.PaimonException": PaimonError,
     "paimonspark.CommitConflictException": CommitConflictError,

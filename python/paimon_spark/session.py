@@ -9,36 +9,10 @@ from pyspark.sql import SparkSession
 
 from paimon_spark import errors
 from paimon_spark._conf import appended, warehouse_uri
+from paimon_spark.jar_sets import S3, S3_EXCLUDES, S3_PACKAGES
 
 _JAR_NAME = "paimon-spark.jar"
 _EXTENSIONS = "paimonspark.spark.extensions.PaimonSparkSessionExtensions"
-
-# What S3A needs beside the Hadoop that pyspark ships: hadoop-aws at Hadoop's exact version, the AWS
-# SDK modules it uses (not the 650 MB SDK bundle its POM asks for), and the analytics accelerator
-# that S3A 3.5.0 loads at start-up.
-S3_PACKAGES = [
-    "org.apache.hadoop:hadoop-aws:3.5.0",
-    "software.amazon.awssdk:s3:2.35.4",
-    "software.amazon.awssdk:s3-transfer-manager:2.35.4",
-    "software.amazon.awssdk:sts:2.35.4",
-    "software.amazon.s3.analyticsaccelerator:analyticsaccelerator-s3:1.3.1",
-]
-# Left out: the SDK bundle, and libraries Spark already ships in its own versions.
-S3_EXCLUDES = [
-    "software.amazon.awssdk:bundle",
-    "commons-codec:commons-codec",
-    "commons-logging:commons-logging",
-    "org.apache.httpcomponents:httpclient",
-    "org.apache.httpcomponents:httpcore",
-    "org.slf4j:slf4j-api",
-] + [
-    f"io.netty:netty-{name}"
-    for name in (
-        "buffer", "codec", "codec-http", "codec-http2", "common", "handler", "resolver", "transport",
-        "transport-classes-epoll", "transport-native-unix-common",
-    )
-]
-
 
 def engine_jar() -> str:
     """The path of the engine jar shipped inside this package.
@@ -56,12 +30,13 @@ def engine_jar() -> str:
 
 def with_packages(builder: SparkSession.Builder, packages: List[str], s3: bool) -> SparkSession.Builder:
     """``builder`` with Maven ``packages`` added to ``spark.jars.packages``, and with ``s3``, what S3A
-    needs (:data:`S3_PACKAGES` without :data:`S3_EXCLUDES`, and ``s3://`` mapped to S3A)."""
-    packages = (S3_PACKAGES if s3 else []) + packages
+    needs: the jars of :data:`S3_PACKAGES` without :data:`S3_EXCLUDES` in ``spark.jars`` (resolved
+    once per machine, :mod:`paimon_spark.jar_sets`, never by the session's own Ivy) and ``s3://``
+    mapped to S3A."""
     if packages:
         builder = builder.config("spark.jars.packages", appended(builder, "spark.jars.packages", packages))
     if s3:
-        builder = builder.config("spark.jars.excludes", appended(builder, "spark.jars.excludes", S3_EXCLUDES))
+        builder = builder.config("spark.jars", appended(builder, "spark.jars", S3.fetch()))
         # Spark's own paths (streaming checkpoints) on s3:// too, as the engine maps them.
         builder = builder.config("spark.hadoop.fs.s3.impl", "org.apache.hadoop.fs.s3a.S3AFileSystem")
     return builder
@@ -85,7 +60,10 @@ def configure_spark_with_paimon(
     ``paimon_path``, whose table names are paths (``paimon_path.`/data/t$snapshots```).
     ``extra_packages`` are Maven coordinates (``group:artifact:version``) Spark resolves and adds
     to ``spark.jars.packages``. ``s3=True`` adds what ``s3a://`` and ``s3://`` warehouses need
-    (:data:`S3_PACKAGES`, resolved from Maven Central, without :data:`S3_EXCLUDES`); endpoint and
+    (:data:`S3_PACKAGES` without :data:`S3_EXCLUDES`, resolved from Maven Central once per machine
+    into ``~/.cache/paimon-spark/jars`` or ``$PAIMON_SPARK_JARS_DIR``, by one process at a time, and
+    loaded from there; a failed resolution raises :class:`paimon_spark.DependencyResolutionError`
+    before any session starts); endpoint and
     credentials come from ``spark.hadoop.fs.s3a.*`` settings or the catalog options ``s3.endpoint``,
     ``s3.access-key``, ``s3.secret-key`` and ``s3.path-style-access``. These settings are extended,
     never replaced: jars and packages the builder, spark-submit or spark-defaults.conf already name

@@ -1,5 +1,6 @@
-"""The engine as Spark users add a connector: `--packages` Maven coordinates resolved from the local
-Maven repository (`make publish-local`), with nothing but the engine jar fetched."""
+"""The engine as Spark users add a connector: `--packages` Maven coordinates resolved from a local Maven
+repository (`make publish-local` publishes to ~/.m2; `make test` to the checkout's own, which the tests
+resolve from alone), with nothing but the engine jar fetched."""
 
 from __future__ import annotations
 
@@ -10,16 +11,11 @@ from pathlib import Path
 
 from pypaimon import CatalogFactory
 
-from deploy_util import (ARTIFACT, CLUSTER_JOB, COORDINATES, GROUP, SPARK_HOME, catalog_conf, job_result,
-                         published_pom, run_tool, spark_env)
+from deploy_util import (ARTIFACT, CLUSTER_JOB, COORDINATES, GROUP, SPARK_HOME, catalog_conf, conf_flags, ivy_conf,
+                         job_result, published_pom, run_tool, spark_env)
 from paimon_spark import __version__
 
 POM = "{http://maven.apache.org/POM/4.0.0}"
-
-
-def fresh_ivy(tmp_path: Path) -> list[str]:
-    """An empty Ivy cache, so that the engine is resolved from the local Maven repository, not a cache."""
-    return ["--conf", f"spark.jars.ivy={tmp_path / 'ivy'}"]
 
 
 def resolved_jars(tmp_path: Path) -> list[str]:
@@ -43,7 +39,7 @@ def test_the_pom_declares_nothing_but_provided_runtime_and_the_versions_agree():
 def test_spark_submit_packages_runs_a_sql_job_on_local_mode(tmp_path):
     warehouse = tmp_path / "warehouse"
     done = run_tool([SPARK_HOME / "bin" / "spark-submit", "--master", "local[2]", "--packages", COORDINATES,
-                     *fresh_ivy(tmp_path), *catalog_conf(warehouse), CLUSTER_JOB, "--executors", "0"],
+                     *conf_flags(ivy_conf(tmp_path)), *catalog_conf(warehouse), CLUSTER_JOB, "--executors", "0"],
                     spark_env(), tmp_path)
     assert resolved_jars(tmp_path) == [f"{GROUP}_{ARTIFACT}-{__version__}.jar"]
     result = job_result(done.stdout)
@@ -63,10 +59,10 @@ print("ROWS", sorted(tuple(r) for r in spark.sql("SELECT * FROM paimon.default.t
 
 def test_the_spark_jars_packages_conf_in_a_plain_python_session(tmp_path):
     warehouse = tmp_path / "warehouse"
+    ivy = "".join(f"         .config({k!r}, {v!r})\n" for k, v in ivy_conf(tmp_path).items())
     script = ("from pyspark.sql import SparkSession\n"
               "spark = (SparkSession.builder.master('local[1]').config('spark.ui.enabled', 'false')\n"
-              f"         .config('spark.jars.packages', {COORDINATES!r})\n"
-              f"         .config('spark.jars.ivy', {str(tmp_path / 'ivy')!r})\n"
+              f"         .config('spark.jars.packages', {COORDINATES!r})\n" + ivy +
               "         .config('spark.sql.catalog.paimon', 'paimonspark.spark.PaimonCatalog')\n"
               f"         .config('spark.sql.catalog.paimon.warehouse', {str(warehouse)!r}).getOrCreate())\n"
               + SQL_ONLY)
@@ -81,5 +77,5 @@ def test_the_pyspark_shell_with_packages(tmp_path):
     # interactive while it reads the statements from a pipe.
     env = spark_env(PYSPARK_DRIVER_PYTHON_OPTS="-i -q")
     done = run_tool([SPARK_HOME / "bin" / "pyspark", "--master", "local[1]", "--packages", COORDINATES,
-                     *fresh_ivy(tmp_path), *catalog_conf(warehouse)], env, tmp_path, stdin=SQL_ONLY)
+                     *conf_flags(ivy_conf(tmp_path)), *catalog_conf(warehouse)], env, tmp_path, stdin=SQL_ONLY)
     assert "ROWS [(1, 'a'), (2, 'c')]" in done.stdout, done.stderr[-3000:]

@@ -15,7 +15,8 @@ from typing import Iterator
 import pytest
 from pypaimon import CatalogFactory
 
-from deploy_util import CLUSTER_JOB, COORDINATES, DOCKER_BIN, free_port, job_result, published_pom, run_tool, spark_env
+from deploy_util import (CLUSTER_JOB, COORDINATES, DOCKER_BIN, conf_flags, free_port, ivy_conf, job_result,
+                         published_pom, run_tool, spark_env)
 
 
 class Cluster:
@@ -73,7 +74,7 @@ def test_a_sql_job_runs_across_two_worker_jvms(cluster, tmp_path):
     published_pom()
     warehouse = tmp_path / "warehouse"
     env = dict(cluster.env, PAIMON_WAREHOUSE=str(warehouse), PAIMON_SPARK_PACKAGES=COORDINATES,
-               SPARK_SUBMIT_ARGS=f"--conf spark.jars.ivy={tmp_path / 'ivy'} --conf spark.executor.memory=512m "
+               SPARK_SUBMIT_ARGS=" ".join(conf_flags(ivy_conf(tmp_path))) + " --conf spark.executor.memory=512m "
                                  "--conf spark.executor.cores=1 --conf spark.cores.max=2 --conf spark.ui.enabled=false "
                                  "--conf spark.driver.host=127.0.0.1")
     done = run_tool([DOCKER_BIN / "submit.sh", CLUSTER_JOB, "--executors", "2"], env, tmp_path, timeout=400)

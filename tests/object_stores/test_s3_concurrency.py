@@ -17,7 +17,7 @@ from s3_store import bucket, keys, moto, oracle, spark, warehouse  # noqa: F401 
 @pytest.fixture(scope="module")
 def writers(spark, moto, warehouse, tmp_path_factory):
     """Three writer processes serving the module's races in turn (a session takes seconds to start)."""
-    pool = WriterPool(warehouse, range(1, 4), tmp_path_factory.mktemp("writers"), env=moto.worker_env(spark))
+    pool = WriterPool(warehouse, range(1, 4), tmp_path_factory.mktemp("writers"), env=moto.worker_env())
     yield pool
     pool.close()
 

@@ -14,9 +14,9 @@ import time
 import pytest
 
 from conftest import oracle_rows, rows
-from deploy_util import REPO, SPARK_HOME, job_result, run_tool, spark_env
+from deploy_util import REPO, SPARK_HOME, conf_flags, ivy_conf, job_result, run_tool, spark_env
 from paimon_spark import StorageError, engine_jar
-from paimon_spark.session import S3_EXCLUDES, S3_PACKAGES
+from paimon_spark.jar_sets import S3, S3_EXCLUDES, S3_PACKAGES
 from s3_store import bucket, keys, moto, oracle, spark, warehouse  # noqa: F401  (fixtures)
 
 
@@ -185,7 +185,8 @@ def test_credentials_the_store_refuses_are_a_storage_error_naming_the_warehouse(
 
 def test_the_spark_submit_lines_in_the_docs_run_a_job_on_s3(spark, moto, bucket, tmp_path):
     """docs/object-stores.md's spark-submit command, as written, with the engine jar for the engine's
-    coordinate (tests/deployment resolves that one) and this server's S3A settings."""
+    coordinate (tests/deployment resolves that one) and this server's S3A settings. Its packages resolve
+    into an Ivy folder of the test's own, from the S3A set the suite resolved (standing for Maven Central)."""
     doc = (REPO / "docs" / "object-stores.md").read_text()
     command = shlex.split(re.search(r"```bash\n(spark-submit.*?)```", doc, re.S).group(1).replace("\\\n", ""))
     flags = dict(zip(command[1:-1:2], command[2:-1:2]))
@@ -195,7 +196,7 @@ def test_the_spark_submit_lines_in_the_docs_run_a_job_on_s3(spark, moto, bucket,
     job = tmp_path / "job.py"
     job.write_text(DOCS_JOB)
     warehouse = f"s3a://{bucket}/docs-warehouse"
-    settings = [a for k, v in moto.spark_conf().items() for a in ("--conf", f"{k}={v}")]
+    settings = conf_flags({**moto.spark_conf(), **ivy_conf(tmp_path, S3.folder() / "cache")})
     args = [a.replace("s3a://my-bucket/warehouse", warehouse) for a in command[1:-1]]
     args[args.index(flags["--packages"])] = ",".join(packages)
     done = run_tool([SPARK_HOME / "bin" / "spark-submit", "--jars", engine_jar(), *args, *settings, job], spark_env(),
@@ -224,7 +225,7 @@ def test_the_cli_shows_the_history_of_a_table_on_s3(spark, moto, bucket, tmp_pat
     spark.sql("CREATE TABLE paimon.default.cli (id INT)")
     spark.sql("INSERT INTO paimon.default.cli VALUES (1)")
     spark.sql("INSERT INTO paimon.default.cli VALUES (2)")
-    settings = [a for k, v in moto.spark_conf().items() for a in ("--conf", f"{k}={v}")]
+    settings = conf_flags(moto.spark_conf())
     done = run_tool([sys.executable, "-m", "paimon_spark", "history", f"s3a://{bucket}/warehouse/default.db/cli",
                      "--json", *settings], spark_env(), tmp_path)
     assert [(s["snapshot_id"], s["commit_kind"]) for s in json.loads(done.stdout)] == [(1, "APPEND"), (2, "APPEND")]

@@ -15,7 +15,7 @@ from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
 from paimon_spark import configure_spark_with_paimon, engine_jar
-from paimon_spark.session import S3_EXCLUDES, S3_PACKAGES
+from paimon_spark.jar_sets import S3, S3_EXCLUDES
 from paimon_spark._conf import appended
 
 
@@ -44,13 +44,18 @@ def test_jars_and_packages_are_extended_not_replaced():
     assert conf["spark.jars.packages"] == "org.example:lib:1.0,org.example:other:2.0"
 
 
-def test_s3_adds_hadoop_aws_and_the_sdk_modules_it_uses_without_the_bundle():
+def test_s3_adds_the_resolved_jars_of_hadoop_aws_and_the_sdk_modules_it_uses_without_the_bundle():
+    """The S3A set is loaded from the folder it was resolved into once (by this run's conftest), never
+    resolved by the session's own Ivy: the user's packages are left as they were."""
     builder = SparkSession.builder.config("spark.jars.packages", "org.example:lib:1.0")
     conf = options(configure_spark_with_paimon(builder, warehouse="s3a://bucket/wh", s3=True))
-    assert conf["spark.jars.packages"] == ",".join(["org.example:lib:1.0"] + S3_PACKAGES)
-    assert "org.apache.hadoop:hadoop-aws:3.5.0" in S3_PACKAGES
-    excluded = conf["spark.jars.excludes"].split(",")
-    assert "software.amazon.awssdk:bundle" in excluded and set(S3_EXCLUDES) <= set(excluded)
+    assert conf["spark.jars.packages"] == "org.example:lib:1.0" and "spark.jars.excludes" not in conf
+    jars = conf["spark.jars"].split(",")
+    assert jars[-1] == engine_jar() and jars[:-1] == S3.fetched()
+    names = [Path(j).name for j in jars]
+    assert "org.apache.hadoop_hadoop-aws-3.5.0.jar" in names and "software.amazon.awssdk_s3-2.35.4.jar" in names
+    excluded = [e.replace(":", "_") + "-" for e in S3_EXCLUDES]
+    assert not [n for n in names if n.startswith(tuple(excluded))], "an excluded library was resolved"
     assert conf["spark.hadoop.fs.s3.impl"] == "org.apache.hadoop.fs.s3a.S3AFileSystem"
 
 

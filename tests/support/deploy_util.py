@@ -24,6 +24,14 @@ DOCKER_BIN = REPO / "docker" / "bin"
 CLUSTER_JOB = REPO / "docker" / "jobs" / "cluster_job.py"
 GROUP, ARTIFACT = "io.github.paimonspark", "paimon-spark_2.13"
 COORDINATES = f"{GROUP}:{ARTIFACT}:{__version__}"
+# Where `make test` publishes the engine (sbt's engine/publish), as `make publish-local` does to ~/.m2.
+MAVEN_REPOSITORY = REPO / "target" / "maven-repository"
+# Ivy settings with one resolver: Spark's Ivy then looks nowhere else (not in ~/.m2, not on the network).
+_IVY_SETTINGS = """<ivysettings>
+  <settings defaultResolver="only"/>
+  <resolvers>{resolver}</resolvers>
+</ivysettings>
+"""
 
 
 def free_port() -> int:
@@ -50,12 +58,32 @@ def kill_group(proc: subprocess.Popen, what: str) -> str:
 
 
 def published_pom() -> Path:
-    """The engine's POM in the local Maven repository, where `make publish-local` puts it."""
-    pom = (Path.home() / ".m2" / "repository" / Path(*GROUP.split(".")) / ARTIFACT / __version__
-           / f"{ARTIFACT}-{__version__}.pom")
+    """The engine's POM in the checkout's Maven repository, where `make test` publishes it."""
+    pom = MAVEN_REPOSITORY / Path(*GROUP.split(".")) / ARTIFACT / __version__ / f"{ARTIFACT}-{__version__}.pom"
     if not pom.is_file():
-        pytest.fail(f"{COORDINATES} is not in the local Maven repository ({pom}): run `make publish-local`")
+        pytest.fail(f"{COORDINATES} is not in the checkout's Maven repository ({pom}): run `build/sbt engine/publish`")
     return pom
+
+
+def ivy_conf(tmp_path: Path, ivy_cache: Optional[Path] = None) -> dict[str, str]:
+    """Spark settings that resolve `--packages` into a fresh Ivy folder of the test's own, from one place
+    only: the checkout's Maven repository (the engine, as ~/.m2 serves `make publish-local`'s), or with
+    `ivy_cache`, the Ivy cache of a resolved jar set (as Maven Central would serve it). No test resolves
+    from the network or into a cache another process uses."""
+    if ivy_cache is None:
+        resolver = f'<ibiblio name="only" m2compatible="true" root="{MAVEN_REPOSITORY.as_uri()}"/>'
+    else:
+        resolver = (f'<filesystem name="only"><ivy pattern="{ivy_cache}/[organisation]/[module]/ivy-[revision].xml"/>'
+                    f'<artifact pattern="{ivy_cache}/[organisation]/[module]/[type]s/[artifact]-[revision]'
+                    '(-[classifier]).[ext]"/></filesystem>')
+    settings = tmp_path / "ivysettings.xml"
+    settings.write_text(_IVY_SETTINGS.format(resolver=resolver))
+    return {"spark.jars.ivy": str(tmp_path / "ivy"), "spark.jars.ivySettings": str(settings)}
+
+
+def conf_flags(conf: dict[str, str]) -> list[str]:
+    """Spark settings as spark-submit's `--conf key=value` flags."""
+    return [flag for key, value in conf.items() for flag in ("--conf", f"{key}={value}")]
 
 
 def catalog_conf(warehouse: Path) -> list[str]:

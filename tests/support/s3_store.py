@@ -80,14 +80,10 @@ class MotoS3:
         return {"fs.s3.endpoint": self.endpoint, "fs.s3.region": "us-east-1", "fs.s3.accessKeyId": "test",
                 "fs.s3.accessKeySecret": "test", "fs.s3.path-style-access": "true"}
 
-    def worker_env(self, spark: SparkSession) -> Dict[str, str]:
-        """The environment of a worker process that writes to this server: its settings, and the S3A jars
-        `spark` resolved (`s3=True`), so that workers start without resolving them again."""
-        # spark-submit resolved them when it started this JVM, into its `spark.jars` property.
-        resolved = str(spark.sparkContext._jvm.java.lang.System.getProperty("spark.jars") or "")  # type: ignore
-        jars = [j for j in resolved.split(",") if j and "paimon-spark" not in j]
-        assert any("hadoop-aws" in j for j in jars), f"this JVM has no S3A jars: {resolved}"
-        return {**os.environ, ENV: json.dumps({**self.spark_conf(), "spark.jars": ",".join(jars)})}
+    def worker_env(self) -> Dict[str, str]:
+        """The environment of a worker process that writes to this server: its settings. Its session loads
+        the S3A jars the suite resolved before it started (conftest), as this process's did."""
+        return {**os.environ, ENV: json.dumps(self.spark_conf())}
 
     def stop(self) -> None:
         self.process.terminate()
@@ -98,8 +94,7 @@ class MotoS3:
 
 
 def conf_from_env() -> Dict[str, str]:
-    """The S3 settings (and S3A jars, as `spark.jars`) a worker process was given by `MotoS3.worker_env()`,
-    or none."""
+    """The S3 settings a worker process was given by `MotoS3.worker_env()`, or none."""
     return json.loads(os.environ.get(ENV, "{}"))
 
 
