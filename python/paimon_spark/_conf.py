@@ -8,6 +8,7 @@ import re
 import shlex
 from pathlib import Path
 from typing import Dict, List, Optional
+from urllib.parse import urlparse
 
 from pyspark.sql import SparkSession
 
@@ -43,7 +44,14 @@ def appended(builder: SparkSession.Builder, key: str, values: List[str]) -> str:
     '/opt/a.jar,/opt/b.jar'
     """
     existing = _split(_builder_value(builder, key) or _running_jvm_value(key) or _submit_value(key))
-    return ",".join(existing + [v for v in values if v not in existing])
+    known = {_local_path(v) for v in existing}
+    return ",".join(existing + [v for v in values if _local_path(v) not in known])
+
+
+def _local_path(value: str) -> str:
+    """A ``file:`` URI as its path, anything else as it is: spark-submit turns the jar paths it is given
+    into ``file:`` URIs, and a running JVM reports those."""
+    return urlparse(value).path if value.startswith("file:") else value
 
 
 def _split(value: Optional[str]) -> List[str]:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import re
 import shlex
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -208,6 +210,23 @@ def test_the_spark_submit_lines_in_the_docs_run_a_job_on_s3(spark, moto, bucket,
             .split(",") if j and "paimon-spark" not in j]  # type: ignore
     assert any("hadoop-aws" in j for j in ours) and sorted(result["jars"]) == sorted(ours)
     assert not any(j.startswith(("software.amazon.awssdk_bundle-", "io.netty_", "org.slf4j_")) for j in ours)
+
+def test_the_fetch_jars_lines_in_the_docs_run_a_job_on_s3(moto, bucket, tmp_path):
+    """The way around two cold resolutions at once, as docs/object-stores.md writes it for spark-submit: the
+    jars `paimon-spark fetch-jars s3` prints (those the suite resolved) given with --jars, no packages."""
+    doc = (REPO / "docs" / "object-stores.md").read_text()
+    block = re.search(r"```bash\n(paimon-spark fetch-jars s3 .*?)```", doc, re.S).group(1)
+    job = tmp_path / "job.py"
+    job.write_text(DOCS_JOB)
+    settings = " ".join(shlex.quote(flag) for flag in conf_flags(moto.spark_conf()))
+    script = (block.replace("s3a://my-bucket/warehouse", f"s3a://{bucket}/fetch-jars-warehouse")
+              .replace(" job.py", f" {settings} {job}"))
+    path = os.pathsep.join([str(Path(sys.executable).parent), str(SPARK_HOME / "bin"), os.environ["PATH"]])
+    done = run_tool(["bash", "-euo", "pipefail", "-c", script], spark_env(PATH=path), tmp_path)
+    result = job_result(done.stdout)
+    assert result["rows"] == [[1, "a"], [2, "b"]]
+    assert sorted(result["jars"]) == sorted(Path(j).name for j in S3.fetched() or [])
+
 
 DOCS_JOB = """
 import json

@@ -221,7 +221,7 @@ def test_configure_adds_extra_packages_and_keeps_extensions():
     configured = configure_spark_with_paimon(builder, warehouse="/tmp/wh", catalog="lake",
                                              extra_packages=["org.example:a:1.0", "org.example:b:2.0"])
     options = configured._options  # type: ignore[attr-defined]
-    # After what the running JVM already has (the suite's own driver resolved S3A's packages).
+    # After whatever packages the running JVM already has.
     assert options["spark.jars.packages"].split(",")[-2:] == ["org.example:a:1.0", "org.example:b:2.0"]
     assert options["spark.sql.extensions"].split(",")[0] == "my.Extensions"
     assert options["spark.sql.catalog.lake.warehouse"] == "file:///tmp/wh"

@@ -44,9 +44,13 @@ def test_jars_and_packages_are_extended_not_replaced():
     assert conf["spark.jars.packages"] == "org.example:lib:1.0,org.example:other:2.0"
 
 
-def test_s3_adds_the_resolved_jars_of_hadoop_aws_and_the_sdk_modules_it_uses_without_the_bundle():
+def test_s3_adds_the_resolved_jars_of_hadoop_aws_and_the_sdk_modules_it_uses_without_the_bundle(monkeypatch):
     """The S3A set is loaded from the folder it was resolved into once (by this run's conftest), never
     resolved by the session's own Ivy: the user's packages are left as they were."""
+    # As in a process whose JVM is not started yet (other tests of this run may have started one).
+    monkeypatch.setattr(SparkContext, "_jvm", None)
+    monkeypatch.delenv("PYSPARK_GATEWAY_PORT", raising=False)
+    monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)
     builder = SparkSession.builder.config("spark.jars.packages", "org.example:lib:1.0")
     conf = options(configure_spark_with_paimon(builder, warehouse="s3a://bucket/wh", s3=True))
     assert conf["spark.jars.packages"] == "org.example:lib:1.0" and "spark.jars.excludes" not in conf
@@ -70,6 +74,9 @@ def test_jars_spark_submit_would_use_are_kept(tmp_path, monkeypatch):
     assert appended(SparkSession.builder, "spark.jars", ["/e.jar"]) == "/opt/from-defaults.jar,/e.jar"
     monkeypatch.setenv("PYSPARK_SUBMIT_ARGS", "--jars /opt/x.jar,/opt/y.jar pyspark-shell")
     assert appended(SparkSession.builder, "spark.jars", ["/e.jar"]) == "/opt/x.jar,/opt/y.jar,/e.jar"
+    # A running JVM reports the jars it was given as file: URIs: the same jars are not added again.
+    monkeypatch.setenv("PYSPARK_SUBMIT_ARGS", "--jars file:///opt/x.jar pyspark-shell")
+    assert appended(SparkSession.builder, "spark.jars", ["/opt/x.jar", "/e.jar"]) == "file:///opt/x.jar,/e.jar"
     monkeypatch.setenv("PYSPARK_SUBMIT_ARGS", "--conf spark.jars.packages=g:a:1 pyspark-shell")
     assert appended(SparkSession.builder, "spark.jars.packages", ["g:b:2"]) == "g:a:1,g:b:2"
 
