@@ -10,10 +10,40 @@ def snapshot_count(warehouse, name):
     return len(list((table_dir(warehouse, name) / "snapshot").glob("snapshot-*")))
 
 
-def test_unknown_option_is_refused_and_nothing_is_created(spark, warehouse):
-    with pytest.raises(InvalidOptionError, match="unknown table option 'bukcet'"):
-        spark.sql("CREATE TABLE paimon.default.typo (a INT) TBLPROPERTIES ('bukcet' = '2')")
+@pytest.mark.parametrize("key, meant", [
+    ("bukcet", "bucket"),                                   # two letters swapped
+    ("changelog-produce", "changelog-producer"),            # a letter missing
+    ("compaction.min.filenum", "compaction.min.file-num"),  # Paimon's prefix, a rest Paimon does not have
+    ("snapshot.num-retained.maximum", "snapshot.num-retained.max"),
+])
+def test_a_misspelt_paimon_option_is_refused_naming_the_option_meant_and_nothing_is_created(spark, warehouse, key,
+                                                                                           meant):
+    with pytest.raises(InvalidOptionError, match=f"unknown table option '{key}'.*'{meant}'") as error:
+        spark.sql(f"CREATE TABLE paimon.default.typo (a INT) TBLPROPERTIES ('{key}' = '2')")
+    assert error.value.value == key
     assert not table_dir(warehouse, "typo").exists()
+    spark.sql("CREATE TABLE paimon.default.typo_alter (a INT)")
+    with pytest.raises(InvalidOptionError, match=f"'{meant}'"):
+        spark.sql(f"ALTER TABLE paimon.default.typo_alter SET TBLPROPERTIES ('{key}' = '2')")
+    spark.sql("DROP TABLE paimon.default.typo_alter")
+
+
+def test_keys_that_are_not_paimons_are_kept_as_paimon_keeps_them(spark, oracle):
+    """Teams put ownership and lineage in table properties, other engines their own settings: kept on the
+    table, shown by SHOW TBLPROPERTIES and $options, and read by pypaimon as any option."""
+    spark.sql("CREATE TABLE paimon.default.owned (a INT) TBLPROPERTIES ('team' = 'payments', 'bucket' = '1', "
+              "'bucket-key' = 'a')")
+    spark.sql("ALTER TABLE paimon.default.owned SET TBLPROPERTIES ('xyc' = 'v', 'lineage.source' = 'kafka://orders')")
+    spark.sql("INSERT INTO paimon.default.owned VALUES (1)")
+    shown = {r[0]: r[1] for r in spark.sql("SHOW TBLPROPERTIES paimon.default.owned").collect()}
+    assert {k: shown.get(k) for k in ("team", "xyc", "lineage.source")} == \
+        {"team": "payments", "xyc": "v", "lineage.source": "kafka://orders"}
+    options = {r[0]: r[1] for r in spark.sql("SELECT * FROM paimon.default.`owned$options`").collect()}
+    assert options["xyc"] == "v" and options["team"] == "payments"
+    assert oracle.get_table("default.owned").table_schema.options["lineage.source"] == "kafka://orders"
+    spark.sql("ALTER TABLE paimon.default.owned UNSET TBLPROPERTIES ('xyc')")
+    assert "xyc" not in {r[0] for r in spark.sql("SHOW TBLPROPERTIES paimon.default.owned").collect()}
+    assert [tuple(r) for r in spark.sql("SELECT * FROM paimon.default.owned").collect()] == [(1,)]
 
 
 @pytest.mark.parametrize("option, value", [

@@ -228,6 +228,33 @@ def test_merge_engines_take_what_paimon_lets_them(spark, warehouse):
     assert rows(spark.sql("SELECT * FROM paimon.default.agg_rm")) == [(2, "b", 1)]
 
 
+@pytest.mark.parametrize("engine, producer", [
+    ("deduplicate", "lookup"), ("partial-update", "none"), ("partial-update", "lookup"), ("aggregation", "none"),
+    ("aggregation", "lookup"), ("first-row", "none"), ("first-row", "lookup")])
+def test_dml_on_dynamic_bucket_tables_of_every_merge_engine(spark, oracle, engine, producer):
+    """Paimon's default layout (bucket = -1) with each merge engine: a DELETE is applied as -D rows, or (where the
+    engine takes none) by rewriting the compacted files, from the table's HASH index, never against an empty one."""
+    name = f"dyn_{engine.replace('-', '_')}_{producer}"
+    spark.sql(f"CREATE TABLE {T.format(name)} (id INT, v INT) TBLPROPERTIES ('primary-key' = 'id', "
+              f"'merge-engine' = '{engine}', 'changelog-producer' = '{producer}', 'write-only' = 'true')")
+    spark.sql(f"INSERT INTO {T.format(name)} VALUES (1, 10), (2, 20), (3, 30)")
+    spark.sql(f"CALL paimon.sys.compact(table => 'default.{name}')")
+    spark.sql(f"DELETE FROM {T.format(name)} WHERE id = 1")
+    expected = [(2, 20), (3, 30)]
+    if engine in ("deduplicate", "partial-update"):
+        spark.sql(f"UPDATE {T.format(name)} SET v = v + 1 WHERE id = 3")
+        expected = [(2, 20), (3, 31)]
+    spark.sql(f"INSERT INTO {T.format(name)} VALUES (1, 100), (4, 40)")
+    spark.sql(f"CALL paimon.sys.compact(table => 'default.{name}')")
+    expected = sorted(expected + [(1, 100), (4, 40)])
+    assert rows(spark.sql(f"SELECT * FROM {T.format(name)}")) == expected
+    assert oracle_rows(oracle, name) == expected
+    # Each key is in the HASH index once: the keys kept by a rewrite were not indexed again in another bucket.
+    indexed = spark.sql(f"SELECT sum(row_count) FROM paimon.default.`{name}$table_indexes` "
+                        "WHERE index_type = 'HASH'").first()[0]
+    assert indexed == 4
+
+
 def test_concurrent_statements_on_a_primary_key_table_both_land(spark):
     from concurrent.futures import ThreadPoolExecutor
 

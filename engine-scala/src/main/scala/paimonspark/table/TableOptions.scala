@@ -3,7 +3,7 @@ package paimonspark.table
 import paimonspark.InvalidOptionException
 import paimonspark.format.{DataFileCodecs, FileWriteSpec, LevelFormats, StatsMode}
 import paimonspark.lsm.UniversalCompaction
-import paimonspark.table.options.{DurationText, MemorySize, PaimonOptions}
+import paimonspark.table.options.{DurationText, ForeignKeys, MemorySize, PaimonOptions}
 
 /** What to keep when expiring snapshots: Paimon's `snapshot.*` retention options, or a procedure's arguments. */
 final case class ExpireConfig(retainMin: Int, retainMax: Int, olderThanMillis: Long, maxDeletes: Int)
@@ -268,17 +268,19 @@ object TableOptions {
     "pk-clustering-override")
 
   /**
-   * Checks the options a CREATE or ALTER sets; throws naming the first one that is unknown,
-   * malformed or not implemented, or that only a read takes.
+   * Checks the options a CREATE or ALTER sets; throws naming the first one that is malformed, not
+   * implemented, only a read's, or not Paimon's but like a misspelling of one ([[ForeignKeys]]: keys
+   * that are not Paimon's are kept, as Paimon keeps them).
    */
   def validate(options: Map[String, String]): Unit = {
     options.toSeq.sortBy(_._1).foreach { case (key, value) =>
-      val option = PaimonOptions.get(key).getOrElse(throw new InvalidOptionException(key, s"unknown table option '$key'"))
-      if (!option.scope.table) {
-        throw new InvalidOptionException(key, s"'$key' is a read option, not a table option: give it to a read " +
-          "(spark.read.option, or a table's options in SQL)")
+      PaimonOptions.get(key) match {
+        case None => ForeignKeys.check(key)
+        case Some(option) if !option.scope.table =>
+          throw new InvalidOptionException(key, s"'$key' is a read option, not a table option: give it to a read " +
+            "(spark.read.option, or a table's options in SQL)")
+        case Some(option) => option.check(value)
       }
-      option.check(value)
     }
     val o = TableOptions(options)
     if (o.snapshotRetainMin > o.snapshotRetainMax) {

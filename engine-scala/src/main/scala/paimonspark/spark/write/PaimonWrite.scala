@@ -33,7 +33,7 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
 
   private val store = table.store
   private val partitions = store.schema.partitionKeys.map(k => Expressions.column(k): Expression)
-  private lazy val bucketing = Bucketing.plan(store, SparkSession.active.sparkContext.defaultParallelism, replaces.isDefined)
+  private lazy val bucketing = Bucketing.plan(store, SparkSession.active.sparkContext.defaultParallelism, replacesPartitions)
 
   // Fixed buckets, of a primary-key table or a bucketed append table.
   private val bucketed = store.options.bucket > 0
@@ -164,7 +164,7 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
 
   /** Sequence numbers and dynamic-bucket indexes continue from what the last batch committed. */
   override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory = {
-    val batch = writerFactory(Bucketing.plan(store, SparkSession.active.sparkContext.defaultParallelism, replaces.isDefined,
+    val batch = writerFactory(Bucketing.plan(store, SparkSession.active.sparkContext.defaultParallelism, replacesPartitions,
       streaming = true))
     (partitionId: Int, taskId: Long, _: Long) => batch.createWriter(partitionId, taskId)
   }

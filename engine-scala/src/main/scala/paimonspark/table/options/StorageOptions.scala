@@ -5,6 +5,7 @@ import paimonspark.table.options.OptionKind._
 
 /** Paimon's options on what a table is and how it lays out its files, indexes, manifests and partitions. */
 private[table] object StorageOptions extends OptionDeclarations {
+  val IcebergStorage = "metadata.iceberg.storage"
   import Access.{Both => ReadWrite, ReadOnly, WriteOnly}
   import OptionScope.TableAndRead
 
@@ -133,6 +134,10 @@ private[table] object StorageOptions extends OptionDeclarations {
     noEffect("metadata.stats-dense-store", bool, "true", "statistics are written for every column, which readers " +
       "decode either way"),
     refused("metadata.stats-keep-first-n-columns", AnyInt, "-1", "statistics are kept for every column"),
+    // Of paimon-core's IcebergOptions: Iceberg metadata that Paimon's commits write beside each snapshot.
+    refused(IcebergStorage, enumOf("IcebergOptions.StorageType", "disabled", "table-location", "hadoop-catalog",
+      "hive-catalog", "rest-catalog"), "disabled", "Iceberg metadata is not written here yet: after a commit " +
+      "here, Iceberg readers would go on seeing the table as of the snapshot before it", WriteOnly),
 
     // ---- partitions ----
     implemented("partition.default-name", text, "__DEFAULT_PARTITION__", (k, v) =>

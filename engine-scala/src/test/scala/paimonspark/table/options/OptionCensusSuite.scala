@@ -35,7 +35,7 @@ class OptionCensusSuite extends AnyFunSuite {
   private val notCoreOptions = Set("write.merge-schema", "write.merge-schema.explicit-cast", "read.changelog",
     "read.stream.maxFilesPerTrigger", "read.stream.maxBytesPerTrigger", "read.stream.maxRowsPerTrigger",
     "read.stream.minRowsPerTrigger", "read.stream.maxTriggerDelayMs", "owner", "compaction.small-file-ratio",
-    "commit.object-store.single-writer", "orc.timestamp-ltz.legacy.type")
+    "commit.object-store.single-writer", "orc.timestamp-ltz.legacy.type", "metadata.iceberg.storage")
 
   /** A Paimon default in the canonical text of our value kinds. */
   private def paimonDefault(o: ConfigOption[_], kind: OptionKind): Option[String] = Option(o.defaultValue()).map {
