@@ -16,17 +16,3 @@ object DataFileFormat {
   /** The format of a data file by its name's extension, lower-case. */
   def of(fileName: String): String = fileName.substring(fileName.lastIndexOf('.') + 1).toLowerCase
 }
-
-/** The codecs (`file.compression`, Paimon's names) each format's files are written with. */
-object DataFileCodecs {
-  private val byFormat: Map[String, Set[String]] = Map(
-    DataFileFormat.Parquet -> ParquetDataFile.SupportedCodecs,
-    DataFileFormat.Orc -> Set("zstd", "snappy", "gzip", "zlib", "lz4", "none", "uncompressed"),
-    DataFileFormat.Avro -> AvroDataFile.SupportedCodecs)
-
-  val Known: Set[String] = byFormat.values.flatten.toSet
-
-  def supported(format: String, codec: String): Boolean = byFormat.get(format).exists(_(codec))
-
-  def of(format: String): Seq[String] = byFormat.getOrElse(format, Set.empty).toSeq.sorted
-}

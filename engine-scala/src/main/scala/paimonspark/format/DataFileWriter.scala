@@ -1,9 +1,6 @@
 package paimonspark.format
 
-import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.InternalRow
-
-import paimonspark.fs.FileIO
 
 /** One data file being written, in its format: rows of its schema in, its length and statistics out. */
 trait DataFileWriter {
@@ -30,22 +27,6 @@ trait DataFileWriter {
  */
 final case class FileWriteSpec(format: String, compression: String, zstdLevel: Int, formatOptions: Map[String, String]) {
   def suffix: String = s".$format"
-}
-
-object DataFileWriter {
-  /**
-   * A new data file at `path` holding `fields` (with their ids). `uniqueColumns` hold a distinct value
-   * in (nearly) every row, like a key or sequence numbers: formats that build dictionaries skip them,
-   * and the columns whose dictionaries files of the same kind dropped (`verdicts`).
-   */
-  def open(io: FileIO, path: Path, fields: Seq[DataField], spec: FileWriteSpec, uniqueColumns: Seq[String] = Nil,
-      verdicts: Option[DictionaryVerdicts] = None): DataFileWriter = spec.format match {
-    case DataFileFormat.Parquet => new ParquetDataFile(io.newOutputFile(path), fields, io.hadoopConf.value, spec,
-      uniqueColumns, verdicts)
-    case DataFileFormat.Orc => new OrcDataFile(io.fileSystem(path), path, fields, io.hadoopConf.value, spec)
-    case DataFileFormat.Avro => new AvroDataFile(io.newOutputFile(path).create(0L), fields, spec)
-    case other => throw new IllegalArgumentException(s"data files are not written as '$other'")
-  }
 }
 
 /**

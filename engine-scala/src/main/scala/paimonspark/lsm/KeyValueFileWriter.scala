@@ -7,6 +7,8 @@ import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
 
 import paimonspark.format._
+import paimonspark.format.files.DataFiles
+import paimonspark.format.parquet.DictionaryVerdicts
 import paimonspark.fs.FileIO
 
 /** What every data file of a table is written with; `kind` names the table's data or changelog files. */
@@ -100,7 +102,7 @@ final class KeyValueFileWriter(
   private def open(): Unit = {
     path = new Path(bucketDir, namer.next())
     paths += path
-    file = DataFileWriter.open(settings.io, path, fileFields, spec, uniqueColumns, Some(verdicts))
+    file = DataFiles.open(settings.io, path, fileFields, spec, uniqueColumns, Some(verdicts))
   }
 
   private def close(): Unit = if (file != null) {

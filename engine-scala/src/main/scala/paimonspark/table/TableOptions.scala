@@ -1,7 +1,8 @@
 package paimonspark.table
 
 import paimonspark.InvalidOptionException
-import paimonspark.format.{DataFileCodecs, FileWriteSpec, LevelFormats, StatsMode}
+import paimonspark.format.{FileWriteSpec, LevelFormats, StatsMode}
+import paimonspark.format.files.DataFileCodecs
 import paimonspark.lsm.UniversalCompaction
 import paimonspark.table.options.{DurationText, ForeignKeys, MemorySize, PaimonOptions}
 

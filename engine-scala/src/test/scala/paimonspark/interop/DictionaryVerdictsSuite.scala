@@ -11,7 +11,7 @@ import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
-import paimonspark.format.DictionaryVerdicts
+import paimonspark.format.parquet.DictionaryVerdicts
 import paimonspark.spark.{LocalSession, SparkTable}
 
 /**

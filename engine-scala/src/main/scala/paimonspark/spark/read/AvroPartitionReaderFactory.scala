@@ -15,7 +15,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 import org.apache.spark.util.SerializableConfiguration
 
-import paimonspark.format.AvroVectorDecoder
+import paimonspark.format.avro.AvroVectorDecoder
 
 /**
  * Reads Paimon's Avro data files with Avro's own library (Spark's `avro` data source is not among

@@ -1,6 +1,7 @@
 package paimonspark.table.options
 
-import paimonspark.format.{DataFileCodecs, DataFileFormat, StatsMode}
+import paimonspark.format.{DataFileFormat, StatsMode}
+import paimonspark.format.files.DataFileCodecs
 import paimonspark.table.options.OptionKind._
 
 /** Paimon's options on what a table is and how it lays out its files, indexes, manifests and partitions. */

@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
 
 import paimonspark.format._
+import paimonspark.format.files.DataFiles
 import paimonspark.table.FileStoreTable
 
 /** Which buckets an append writer's rows go to, and where each (partition, bucket)'s sequence numbers start. */
@@ -111,7 +112,7 @@ final class AppendWriter(table: FileStoreTable, fileSource: Int = FileSource.App
   private def openFile(): Unit = {
     filePath = table.paths.dataFile(partitionDir, bucket, namer.next())
     paths += filePath
-    file = DataFileWriter.open(table.io, filePath, schema.fields, spec)
+    file = DataFiles.open(table.io, filePath, schema.fields, spec)
   }
 
   private def closeFile(): Unit = if (file != null) {

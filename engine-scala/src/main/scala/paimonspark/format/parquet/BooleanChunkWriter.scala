@@ -1,8 +1,9 @@
-package paimonspark.format
+package paimonspark.format.parquet
 
 import org.apache.parquet.bytes.BytesInput
 import org.apache.parquet.column.{ColumnDescriptor, ParquetProperties}
 import org.apache.parquet.column.statistics.Statistics
+
 
 /** A column of BOOLEAN values: plain, one bit each, lowest bit first (Parquet's v1 format has no dictionary for them). */
 final class BooleanChunkWriter(descriptor: ColumnDescriptor, props: ParquetProperties)

@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.parquet
 
 import java.util.ArrayList
 
@@ -10,6 +10,7 @@ import org.apache.parquet.column.page.{DictionaryPage, PageWriter}
 import org.apache.parquet.column.statistics.{SizeStatistics, Statistics}
 import org.apache.parquet.column.statistics.geospatial.GeospatialStatistics
 import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridEncoder
+
 
 /**
  * One column of a flat Parquet row group, buffered a page at a time and encoded in one pass over the

@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.parquet
 
 import java.nio.{ByteBuffer, ByteOrder}
 import java.util.Arrays
@@ -11,6 +11,7 @@ import org.apache.parquet.schema.PrimitiveComparator
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.UTF8String
+
 
 /**
  * A column of BINARY values (with a dictionary while it pays) or FIXED_LEN_BYTE_ARRAY values (plain:

@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.parquet
 
 import java.math.{BigInteger, BigDecimal => JBigDecimal}
 
@@ -9,6 +9,9 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.io.api.Binary
 import org.apache.spark.sql.types.Decimal
 import org.apache.spark.unsafe.types.UTF8String
+
+import paimonspark.format.{AtomicType, ColumnStats, DataField, FileStats, TypeRoot}
+
 
 /**
  * Column statistics of a Parquet data file taken from its footer, as Paimon's Parquet stats extractor

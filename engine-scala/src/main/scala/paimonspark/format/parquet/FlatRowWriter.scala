@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.parquet
 
 import scala.annotation.switch
 import scala.jdk.CollectionConverters._
@@ -10,6 +10,7 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName._
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
+
 
 /**
  * Writes rows of a schema without nested columns into one [[ColumnChunkWriter]] per column, each

@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.parquet
 
 import java.nio.file.Files
 
@@ -18,6 +18,7 @@ import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
+import paimonspark.format.{AtomicType, DataField, DataFileFormat, FileWriteSpec, SparkTypes, TypeRoot}
 import paimonspark.fs.{FileIO, HadoopConf}
 
 /**

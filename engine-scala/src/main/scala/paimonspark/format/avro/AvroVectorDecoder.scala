@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.avro
 
 import java.math.{BigDecimal => JBigDecimal, BigInteger}
 import java.nio.ByteBuffer
@@ -11,6 +11,7 @@ import org.apache.avro.io.Decoder
 import org.apache.avro.util.Utf8
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector
 import org.apache.spark.sql.types._
+
 
 /**
  * Decodes values of an Avro schema, as Paimon's Avro writer lays out a column, straight into Spark's

@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.parquet
 
 import scala.jdk.CollectionConverters._
 
@@ -6,6 +6,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.column.ParquetProperties
 import org.apache.parquet.hadoop.{ParquetOutputFormat, ParquetWriter}
 import org.apache.parquet.hadoop.metadata.CompressionCodecName
+
 
 /**
  * The Parquet writer settings a table's `parquet.*` options give, read as Paimon's

@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.parquet
 
 import java.nio.{ByteBuffer, ByteOrder}
 import java.util.Arrays
@@ -7,6 +7,7 @@ import org.apache.parquet.bytes.BytesInput
 import org.apache.parquet.column.{ColumnDescriptor, ParquetProperties}
 import org.apache.parquet.column.statistics.Statistics
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
+
 
 /**
  * A column of INT32, INT64, FLOAT or DOUBLE values, each buffered as 64 bits (ints sign-extended,

@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.parquet
 
 import scala.jdk.CollectionConverters._
 
@@ -12,6 +12,9 @@ import org.apache.parquet.io.api.RecordConsumer
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.parquet.ParquetWriteSupport
 import org.apache.spark.sql.types.StructType
+
+import paimonspark.format.{DataField, DataFileWriter, FileStats, FileWriteSpec, SparkTypes}
+
 
 /**
  * Writes one Parquet data file from Spark rows, laid out as Spark's own Parquet writer lays it out

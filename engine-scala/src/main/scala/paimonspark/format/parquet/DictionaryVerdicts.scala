@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.parquet
 
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicLong
@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicLong
 import scala.jdk.CollectionConverters._
 
 import org.apache.parquet.hadoop.metadata.ParquetMetadata
+
 
 /**
  * Which columns of one kind of file (a table's files of one level, say) Parquet wrote without their

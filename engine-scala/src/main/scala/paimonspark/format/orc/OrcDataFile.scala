@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.orc
 
 import java.time.{Instant, LocalDateTime, ZoneOffset}
 import java.util.Properties
@@ -15,6 +15,10 @@ import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
 import org.apache.spark.sql.types.{ArrayType => SparkArrayType, BinaryType, BooleanType, ByteType, DataType => SparkType,
   DateType, DecimalType, DoubleType, FloatType, IntegerType, LongType, MapType => SparkMapType, ShortType, StringType,
   StructType, TimestampNTZType, TimestampType}
+
+import paimonspark.format.{ArrayType, AtomicType, DataField, DataFileWriter, DataType, FileStats, FileWriteSpec, MapType, RowStats,
+  RowType, SparkTypes, TypeRoot}
+
 
 /**
  * Writes one ORC data file as Paimon's ORC writer does: its types and `paimon.id` field ids
@@ -72,6 +76,8 @@ final class OrcDataFile(fs: FileSystem, path: Path, fields: Seq[DataField], conf
 }
 
 object OrcDataFile {
+  val SupportedCodecs: Set[String] = Set("zstd", "snappy", "gzip", "zlib", "lz4", "none", "uncompressed")
+
   val LegacyLtz = "orc.timestamp-ltz.legacy.type"
 
   def codec(name: String): CompressionKind = name.trim.toLowerCase match {

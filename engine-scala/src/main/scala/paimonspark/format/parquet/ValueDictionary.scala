@@ -1,6 +1,7 @@
-package paimonspark.format
+package paimonspark.format.parquet
 
 import java.util.Arrays
+
 
 /**
  * The dictionary of one Parquet column chunk: each distinct value gets the next id, in the order

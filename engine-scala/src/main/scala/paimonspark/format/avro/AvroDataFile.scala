@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.avro
 
 import org.apache.avro.{LogicalType, LogicalTypes, Schema, SchemaBuilder}
 import org.apache.avro.file.{CodecFactory, DataFileWriter => AvroFileWriter}
@@ -6,6 +6,10 @@ import org.apache.avro.io.{DatumWriter, Encoder}
 import org.apache.parquet.io.PositionOutputStream
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
+
+import paimonspark.format.{ArrayType, AtomicType, DataField, DataFileWriter, DataType, FileStats, FileWriteSpec, MapType, RowStats,
+  RowType, SparkTypes, TypeRoot}
+
 
 /**
  * Writes one Avro data file as Paimon's Avro writer does: its record schema ([[AvroSchema]]), rows
