@@ -2,6 +2,7 @@ package paimonspark.table
 
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format._
+import paimonspark.format.files.UnwritableColumns
 import paimonspark.table.options.{Access, PaimonOptions}
 
 /**
@@ -29,6 +30,7 @@ object TableFeatures {
   /** Refuses writing `table` (at its latest snapshot) if what it would write or rewrite breaks a feature. */
   def requireWritable(table: FileStoreTable): Unit = {
     table.io.checkPublishable(table.location)
+    requireFormatsHold(table.name, table.schema)
     // With the option set, writes keep the vectors; without it, an append table's would rewrite files without them.
     table.snapshotManager.latest().foreach(requireIndexes(table, _, table.options.deletionVectors))
     requireSchema(table, Access.Write)
@@ -57,6 +59,16 @@ object TableFeatures {
     if (table.isPrimaryKeyTable && table.options.deletionVectors && access == Access.Read && !appliesDeletionVectors) {
       throw refusal(table, TableOptions.DeletionVectors, "deletion vectors on a primary-key table",
         "this read would merge level-0 files, which readers of such tables skip")
+    }
+  }
+
+  /** Refuses a schema one of whose data file formats cannot hold a column as Paimon writes that format. */
+  def requireFormatsHold(table: String, schema: TableSchema): Unit = {
+    val o = TableOptions(schema.options)
+    val formats = (o.levelFormats.formats.values.toSeq :+ o.fileWriteSpec.format :+ o.changelogWriteSpec.format).distinct
+    formats.iterator.flatMap(f => UnwritableColumns.find(f, schema.fields).map(f -> _)).nextOption().foreach {
+      case (format, (column, why)) => throw new UnsupportedFeatureException(s"table $table: column '$column' " +
+        s"cannot be written to $format data files, as Paimon writes them ($why); choose another file.format", TableOptions.FileFormat)
     }
   }
 

@@ -7,9 +7,8 @@ import org.apache.parquet.io.PositionOutputStream
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
 
-import paimonspark.format.{ArrayType, AtomicType, DataField, DataFileWriter, DataType, FileStats, FileWriteSpec, MapType, RowStats,
-  RowType, SparkTypes, TypeRoot}
-
+import paimonspark.format.{ArrayType, AtomicType, DataField, DataFileWriter, DataType, FileStats, FileWriteSpec, MapType,
+  MultisetType, RowStats, RowType, SparkTypes, TypeRoot}
 
 /**
  * Writes one Avro data file as Paimon's Avro writer does: its record schema ([[AvroSchema]]), rows
@@ -111,6 +110,7 @@ object AvroSchema {
       case TypeRoot.Char | TypeRoot.VarChar => b.stringType()
       case TypeRoot.Binary | TypeRoot.VarBinary => b.bytesType()
       case TypeRoot.Date => LogicalTypes.date().addToSchema(b.intType())
+      case TypeRoot.Time => LogicalTypes.timeMillis().addToSchema(b.intType())
       case TypeRoot.Decimal => LogicalTypes.decimal(a.precision, a.scale).addToSchema(b.bytesType())
       case TypeRoot.Timestamp =>
         (if (precision <= 3) LogicalTypes.timestampMillis() else LogicalTypes.timestampMicros()).addToSchema(b.longType())
@@ -119,6 +119,23 @@ object AvroSchema {
           .addToSchema(b.longType())
       case other => throw new IllegalArgumentException(s"$other columns are not written to Avro files")
     }
+  }
+
+  /**
+   * Why Paimon's Avro writer cannot hold a type, if it cannot: timestamps of more than 6 digits, TIME of
+   * more than 3, and multisets (Paimon 1.4's Avro writer fails on them).
+   */
+  def unwritable(t: DataType): Option[String] = t match {
+    case a: AtomicType => a.root match {
+      case TypeRoot.Timestamp | TypeRoot.TimestampLtz if a.precision > 6 =>
+        Some(s"${a.typeName}: Avro data files hold timestamps of up to 6 digits of a second")
+      case TypeRoot.Time if a.precision > 3 => Some(s"${a.typeName}: Avro data files hold TIME of up to 3 digits")
+      case _ => None
+    }
+    case _: MultisetType => Some(s"${t.typeName}: Paimon's Avro writer does not write multisets")
+    case a: ArrayType => unwritable(a.element)
+    case m: MapType => unwritable(m.key).orElse(unwritable(m.value))
+    case r: RowType => r.fields.iterator.flatMap(f => unwritable(f.dataType)).nextOption()
   }
 }
 
@@ -156,7 +173,7 @@ private object AvroEncoding {
       case TypeRoot.Boolean => (g, o, out) => out.writeBoolean(g.getBoolean(o))
       case TypeRoot.TinyInt => (g, o, out) => out.writeInt(g.getByte(o).toInt)
       case TypeRoot.SmallInt => (g, o, out) => out.writeInt(g.getShort(o).toInt)
-      case TypeRoot.Int | TypeRoot.Date => (g, o, out) => out.writeInt(g.getInt(o))
+      case TypeRoot.Int | TypeRoot.Date | TypeRoot.Time => (g, o, out) => out.writeInt(g.getInt(o))
       case TypeRoot.BigInt => (g, o, out) => out.writeLong(g.getLong(o))
       case TypeRoot.Float => (g, o, out) => out.writeFloat(g.getFloat(o))
       case TypeRoot.Double => (g, o, out) => out.writeDouble(g.getDouble(o))

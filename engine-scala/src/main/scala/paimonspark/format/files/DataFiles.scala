@@ -3,7 +3,7 @@ package paimonspark.format.files
 import org.apache.hadoop.fs.Path
 
 import paimonspark.format.{DataField, DataFileFormat, DataFileWriter, FileWriteSpec}
-import paimonspark.format.avro.AvroDataFile
+import paimonspark.format.avro.{AvroDataFile, AvroSchema}
 import paimonspark.format.orc.OrcDataFile
 import paimonspark.format.parquet.{DictionaryVerdicts, ParquetDataFile}
 import paimonspark.fs.FileIO
@@ -37,4 +37,13 @@ object DataFileCodecs {
   def supported(format: String, codec: String): Boolean = byFormat.get(format).exists(_(codec))
 
   def of(format: String): Seq[String] = byFormat.getOrElse(format, Set.empty).toSeq.sorted
+}
+
+/** What a data file format cannot hold as Paimon's writer for it would: refused before anything is written. */
+object UnwritableColumns {
+  /** The first of `fields` that files of `format` cannot hold, with why. */
+  def find(format: String, fields: Seq[DataField]): Option[(String, String)] = format match {
+    case DataFileFormat.Avro => fields.iterator.flatMap(f => AvroSchema.unwritable(f.dataType).map(f.name -> _)).nextOption()
+    case _ => None
+  }
 }

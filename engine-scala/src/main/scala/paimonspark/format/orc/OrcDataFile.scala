@@ -16,8 +16,8 @@ import org.apache.spark.sql.types.{ArrayType => SparkArrayType, BinaryType, Bool
   DateType, DecimalType, DoubleType, FloatType, IntegerType, LongType, MapType => SparkMapType, ShortType, StringType,
   StructType, TimestampNTZType, TimestampType}
 
-import paimonspark.format.{ArrayType, AtomicType, DataField, DataFileWriter, DataType, FileStats, FileWriteSpec, MapType, RowStats,
-  RowType, SparkTypes, TypeRoot}
+import paimonspark.format.{ArrayType, AtomicType, DataField, DataFileWriter, DataType, DataTypes, FileStats, FileWriteSpec, MapType,
+  MultisetType, NestedFieldIds, RowStats, RowType, SparkTypes, TypeRoot}
 
 
 /**
@@ -93,8 +93,6 @@ object OrcDataFile {
 /** ORC's types for Paimon's, with Paimon's field ids (`paimon.id`) on every field, element, key and value. */
 object OrcSchema {
   private val IdKey = "paimon.id"
-  private val StructuredBase = Int.MaxValue / 4
-  private val DepthLimit = 1 << 10
 
   def of(fields: Seq[DataField]): TypeDescription = {
     val struct = TypeDescription.createStruct()
@@ -112,7 +110,7 @@ object OrcSchema {
       case TypeRoot.Float => TypeDescription.createFloat()
       case TypeRoot.Double => TypeDescription.createDouble()
       case TypeRoot.Date => TypeDescription.createDate()
-      case TypeRoot.Decimal => TypeDescription.createDecimal().withPrecision(a.precision).withScale(a.scale)
+      case TypeRoot.Decimal => TypeDescription.createDecimal().withScale(a.scale).withPrecision(a.precision)
       case TypeRoot.Char => TypeDescription.createChar().withMaxLength(a.params.head)
       case TypeRoot.VarChar if a.params.head == Int.MaxValue => TypeDescription.createString()
       case TypeRoot.VarChar => TypeDescription.createVarchar().withMaxLength(a.params.head)
@@ -122,13 +120,15 @@ object OrcSchema {
       case other => throw new IllegalArgumentException(s"$other columns are not written to ORC files")
     }
     case a: ArrayType => TypeDescription.createList(of(a.element, id, depth + 1)
-      .setAttribute(IdKey, (StructuredBase + id * DepthLimit + depth + 1).toString))
-    case m: MapType => TypeDescription.createMap(
-      of(m.key, id, depth + 1).setAttribute(IdKey, (StructuredBase - id * DepthLimit - depth - 1).toString),
-      of(m.value, id, depth + 1).setAttribute(IdKey, (StructuredBase + id * DepthLimit + depth + 1).toString))
+      .setAttribute(IdKey, NestedFieldIds.element(id, depth + 1).toString))
+    case m: MapType => map(m.key, m.value, id, depth)
+    case m: MultisetType => map(m.element, DataTypes.int.withNullable(false), id, depth)
     case r: RowType => of(r.fields)
-    case other => throw new IllegalArgumentException(s"${other.getClass.getSimpleName} columns are not written to ORC files")
   }
+
+  private def map(key: DataType, value: DataType, id: Int, depth: Int): TypeDescription = TypeDescription.createMap(
+    of(key, id, depth + 1).setAttribute(IdKey, NestedFieldIds.key(id, depth + 1).toString),
+    of(value, id, depth + 1).setAttribute(IdKey, NestedFieldIds.value(id, depth + 1).toString))
 }
 
 /** Puts a value of a Spark row, array or struct into an ORC column vector. */

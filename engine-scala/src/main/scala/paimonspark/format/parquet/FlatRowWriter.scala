@@ -9,13 +9,14 @@ import org.apache.parquet.schema.{LogicalTypeAnnotation, MessageType}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName._
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.types._
+
+import paimonspark.format.{AtomicType, DataField, DataType, TypeRoot}
 
 
 /**
  * Writes rows of a schema without nested columns into one [[ColumnChunkWriter]] per column, each
- * value converted as Spark's Parquet writer converts it (non-legacy decimals, INT64 micros for
- * timestamps): no record assembly, and no chain of parquet-mr calls per value. Used when the file's
+ * value encoded as Paimon's Parquet writer encodes it ([[ParquetRecordWriter]]; timestamps in the
+ * unit of their precision): no record assembly, and no chain of parquet-mr calls per value. Used when the file's
  * settings are ones the chunk writers produce parquet-mr's bytes for (v1 pages, no bloom filters,
  * no byte-stream-split, statistics on).
  */
@@ -53,6 +54,7 @@ final class FlatRowWriter private (kinds: Array[Int], descriptors: Array[ColumnD
         chunks(i).addNull()
       } else (kinds(i): @switch) match {
         case Long64 => primitives(i).add(row.getLong(i))
+        case Millis64 => primitives(i).add(TimestampUnit.millis(row.getLong(i)))
         case Int32 => primitives(i).add(row.getInt(i).toLong)
         case Double64 => primitives(i).add(java.lang.Double.doubleToLongBits(row.getDouble(i)))
         case Utf8 => binaries(i).add(row.getUTF8String(i))
@@ -66,7 +68,7 @@ final class FlatRowWriter private (kinds: Array[Int], descriptors: Array[ColumnD
           primitives(i).add(row.getDecimal(i, p, s).toUnscaledLong)
         case DecimalFixed =>
           val (p, s) = decimals(i)
-          binaries(i).add(fixedWidth(row.getDecimal(i, p, s), descriptors(i).getPrimitiveType.getTypeLength))
+          binaries(i).add(DecimalBytes.fixed(row.getDecimal(i, p, s), descriptors(i).getPrimitiveType.getTypeLength))
       }
       i += 1
     }
@@ -95,15 +97,16 @@ object FlatRowWriter {
   private final val Decimal32 = 9
   private final val Decimal64 = 10
   private final val DecimalFixed = 11
+  private final val Millis64 = 12
 
   /**
    * A writer for `schema` as `parquet` lays it out, if every column is a top-level primitive of a
    * type written here, stored as the physical type this writer produces, and `props` ask for
    * nothing but what the chunk writers encode; else None.
    */
-  def of(schema: StructType, parquet: MessageType, props: ParquetProperties): Option[FlatRowWriter] = {
+  def of(fields: Seq[DataField], parquet: MessageType, props: ParquetProperties): Option[FlatRowWriter] = {
     val descriptors = parquet.getColumns.asScala.toArray
-    val kinds = schema.fields.map(f => kind(f.dataType))
+    val kinds = fields.map(f => kind(f.dataType)).toArray
     val flat = descriptors.length == kinds.length && descriptors.indices.forall { i =>
       val d = descriptors(i)
       d.getPath.length == 1 && d.getMaxRepetitionLevel == 0 &&
@@ -117,29 +120,27 @@ object FlatRowWriter {
   }
 
   private def kind(t: DataType): Option[(PrimitiveTypeName, Int)] = t match {
-    case BooleanType => Some(BOOLEAN -> Bool)
-    case ByteType => Some(INT32 -> Byte8)
-    case ShortType => Some(INT32 -> Short16)
-    case IntegerType | DateType => Some(INT32 -> Int32)
-    case LongType | TimestampType | TimestampNTZType => Some(INT64 -> Long64)
-    case FloatType => Some(FLOAT -> Float32)
-    case DoubleType => Some(DOUBLE -> Double64)
-    case StringType => Some(BINARY -> Utf8)
-    case BinaryType => Some(BINARY -> Bytes)
-    case t: DecimalType if t.precision <= Decimal.MAX_INT_DIGITS => Some(INT32 -> Decimal32)
-    case t: DecimalType if t.precision <= Decimal.MAX_LONG_DIGITS => Some(INT64 -> Decimal64)
-    case _: DecimalType => Some(FIXED_LEN_BYTE_ARRAY -> DecimalFixed)
-    case _ => None
-  }
-
-  /** A decimal's unscaled two's-complement bytes, sign-extended to the column's fixed width. */
-  private def fixedWidth(decimal: Decimal, width: Int): Array[Byte] = {
-    val bytes = decimal.toJavaBigDecimal.unscaledValue().toByteArray
-    if (bytes.length == width) bytes
-    else {
-      val out = Array.fill[Byte](width)(if (bytes(0) < 0) -1 else 0)
-      System.arraycopy(bytes, 0, out, width - bytes.length, bytes.length)
-      out
+    case a: AtomicType => a.root match {
+      case TypeRoot.Boolean => Some(BOOLEAN -> Bool)
+      case TypeRoot.TinyInt => Some(INT32 -> Byte8)
+      case TypeRoot.SmallInt => Some(INT32 -> Short16)
+      case TypeRoot.Int | TypeRoot.Date | TypeRoot.Time => Some(INT32 -> Int32)
+      case TypeRoot.BigInt => Some(INT64 -> Long64)
+      case TypeRoot.Float => Some(FLOAT -> Float32)
+      case TypeRoot.Double => Some(DOUBLE -> Double64)
+      case TypeRoot.Char | TypeRoot.VarChar => Some(BINARY -> Utf8)
+      case TypeRoot.Binary | TypeRoot.VarBinary => Some(BINARY -> Bytes)
+      case TypeRoot.Decimal if a.precision <= 9 => Some(INT32 -> Decimal32)
+      case TypeRoot.Decimal if a.precision <= 18 => Some(INT64 -> Decimal64)
+      case TypeRoot.Decimal => Some(FIXED_LEN_BYTE_ARRAY -> DecimalFixed)
+      // INT96 values are left to parquet-mr's own writers.
+      case TypeRoot.Timestamp | TypeRoot.TimestampLtz => TimestampUnit.of(a.precision) match {
+        case TimestampUnit.Millis => Some(INT64 -> Millis64)
+        case TimestampUnit.Micros => Some(INT64 -> Long64)
+        case TimestampUnit.Int96 => None
+      }
+      case _ => None
     }
+    case _ => None
   }
 }

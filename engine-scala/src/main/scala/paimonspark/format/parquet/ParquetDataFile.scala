@@ -1,28 +1,23 @@
 package paimonspark.format.parquet
 
-import scala.jdk.CollectionConverters._
-
 import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.column.ColumnWriteStore
 import org.apache.parquet.compression.CompressionCodecFactory
-import org.apache.parquet.hadoop.{CodecFactory, ColumnChunkPageWriteStore, ParquetFileWriter, ParquetWriter}
+import org.apache.parquet.hadoop.{CodecFactory, ColumnChunkPageWriteStore, ParquetFileWriter}
 import org.apache.parquet.hadoop.metadata.CompressionCodecName
 import org.apache.parquet.io.{ColumnIOFactory, OutputFile}
 import org.apache.parquet.io.api.RecordConsumer
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.execution.datasources.parquet.ParquetWriteSupport
-import org.apache.spark.sql.types.StructType
 
-import paimonspark.format.{DataField, DataFileWriter, FileStats, FileWriteSpec, SparkTypes}
+import paimonspark.format.{DataField, DataFileWriter, FileStats, FileWriteSpec}
 
 
 /**
- * Writes one Parquet data file from Spark rows, laid out as Spark's own Parquet writer lays it out
- * and configured for what Paimon's readers expect: standard (non-legacy) lists, maps and decimals,
- * timestamps as INT64 micros, and Paimon field ids on every column (Spark's schema converter).
- * Rows of flat schemas are encoded a page of a column at a time ([[FlatRowWriter]]); nested ones (and
- * settings it does not encode) go through Spark's write support and Parquet's record assembly. Row
- * groups are cut as parquet-mr cuts them.
+ * Writes one Parquet data file from Spark rows, laid out and encoded as Paimon's Parquet writer
+ * does ([[ParquetSchema]]): field ids on every node, timestamps in the unit of their precision,
+ * TIME annotated, no footer metadata beyond parquet-mr's own. Rows of flat schemas are encoded a
+ * page of a column at a time ([[FlatRowWriter]]); nested ones (and settings it does not encode) go
+ * through Parquet's record assembly ([[ParquetRecordWriter]]). Row groups are cut as parquet-mr cuts them.
  * `uniqueColumns` hold a distinct value in (nearly) every row, like a key or sequence numbers: a
  * dictionary cannot pay off there, and building one only to drop it costs a hash insert per value.
  * `verdicts` remembers which other columns lost their dictionary in earlier files of the same kind.
@@ -32,24 +27,15 @@ import paimonspark.format.{DataField, DataFileWriter, FileStats, FileWriteSpec, 
 final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Configuration, spec: FileWriteSpec,
     uniqueColumns: Seq[String] = Nil, verdicts: Option[DictionaryVerdicts] = None, flatRows: Boolean = true)
     extends DataFileWriter {
-  private val schema: StructType = SparkTypes.physical(SparkTypes.toSparkStruct(fields, withFieldIds = true))
-
   private val writeConf = {
     val c = new Configuration(conf)
     // Paimon hands a table's `parquet.*` options to its Parquet writer as they are.
     spec.formatOptions.foreach { case (k, v) => if (k.startsWith("parquet.")) c.set(k, v) }
-    ParquetWriteSupport.setSchema(schema, c)
-    c.set("spark.sql.parquet.writeLegacyFormat", "false")
-    c.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
-    c.set("spark.sql.parquet.fieldId.write.enabled", "true")
-    c.set("spark.sql.parquet.variant.annotateLogicalType.enabled", "false")
     c.set("parquet.compression.codec.zstd.level", spec.zstdLevel.toString)
     c
   }
-  // Spark's write support converts the schema (and writes nested rows): the file is laid out as Spark lays it out.
-  private val support = new ParquetWriteSupport()
-  private val writeContext = support.init(writeConf)
-  private val messageType = writeContext.getSchema
+  private val messageType = ParquetSchema.of(fields)
+  private val recordWriter = new ParquetRecordWriter(fields)
   // Columns Parquet would write without a dictionary anyway ([[DictionaryVerdicts]]) are written plain from the start.
   private val verdictPlain = verdicts.fold(Set.empty[String])(_.plainColumns())
   private val settings = ParquetWriteProperties.of(writeConf, spec.compression, (uniqueColumns ++ verdictPlain).distinct)
@@ -59,7 +45,7 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
   private val fileWriter = new ParquetFileWriter(file, messageType, ParquetFileWriter.Mode.CREATE,
     settings.rowGroupSize, settings.maxPaddingSize, null, props)
   fileWriter.start()
-  private val flat = if (flatRows) FlatRowWriter.of(schema, messageType, props) else None
+  private val flat = if (flatRows) FlatRowWriter.of(fields, messageType, props) else None
 
   private var pages: ColumnChunkPageWriteStore = _
   private var columns: ColumnWriteStore = _
@@ -75,7 +61,7 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
   override def write(row: InternalRow): Unit = {
     flat match {
       case Some(writer) => writer.write(row)
-      case None => support.write(row) // the record consumer ends the record itself
+      case None => recordWriter.write(row)
     }
     rows += 1
     rowsInGroup += 1
@@ -95,9 +81,7 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
   override def close(): FileStats = {
     try {
       flushRowGroup()
-      val metadata = writeContext.getExtraMetaData.asScala.toMap ++ support.finalizeWrite().getExtraMetaData.asScala ++
-        Option(support.getName).map(ParquetWriter.OBJECT_MODEL_NAME_PROP -> _)
-      fileWriter.end(metadata.asJava)
+      fileWriter.end(java.util.Collections.emptyMap[String, String]())
       writtenLength = fileWriter.getPos
       verdicts.foreach(_.record(fileWriter.getFooter, uniqueColumns.toSet ++ verdictPlain))
     } finally {
@@ -118,7 +102,7 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
       case None =>
         columns = props.newColumnWriteStore(messageType, pages, pages)
         records = new ColumnIOFactory(false).getColumnIO(messageType).getRecordWriter(columns)
-        support.prepareForWrite(records)
+        recordWriter.bind(records)
     }
     rowsInGroup = 0
     nextSizeCheck = props.getMinRowCountForPageSizeCheck

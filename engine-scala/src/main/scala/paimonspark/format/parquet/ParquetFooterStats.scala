@@ -7,6 +7,8 @@ import scala.jdk.CollectionConverters._
 import org.apache.parquet.column.statistics.Statistics
 import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.io.api.Binary
+import org.apache.parquet.schema.{LogicalTypeAnnotation, PrimitiveType}
+import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit
 import org.apache.spark.sql.types.Decimal
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -26,7 +28,9 @@ final class ParquetFooterStats(footer: ParquetMetadata, fields: Seq[DataField]) 
     case Some(s) =>
       val nulls = Option.when(s.isNumNullsSet)(s.getNumNulls)
       types.get(name) match {
-        case Some(t: AtomicType) if s.hasNonNullValue => ColumnStats(convert(t, s.genericGetMin), convert(t, s.genericGetMax), nulls)
+        case Some(t: AtomicType) if s.hasNonNullValue =>
+          val unit = timestampUnit(s.`type`())
+          ColumnStats(convert(t, unit, s.genericGetMin), convert(t, unit, s.genericGetMax), nulls)
         case _ => ColumnStats(null, null, nulls)
       }
   }
@@ -44,12 +48,24 @@ final class ParquetFooterStats(footer: ParquetMetadata, fields: Seq[DataField]) 
     }
   }
 
-  private def convert(t: AtomicType, v: Any): Any = t.root match {
+  /** The unit of an INT64 timestamp column as its annotation says (INT96 columns have no bounds to convert). */
+  private def timestampUnit(column: PrimitiveType): Option[TimeUnit] = column.getLogicalTypeAnnotation match {
+    case t: LogicalTypeAnnotation.TimestampLogicalTypeAnnotation => Some(t.getUnit)
+    case _ => None
+  }
+
+  /** A bound as Paimon's statistics hold it; timestamps in microseconds, as Spark's values are. */
+  private def convert(t: AtomicType, unit: Option[TimeUnit], v: Any): Any = t.root match {
     case TypeRoot.Boolean => v
     case TypeRoot.TinyInt => v.asInstanceOf[Integer].toByte
     case TypeRoot.SmallInt => v.asInstanceOf[Integer].toShort
     case TypeRoot.Int | TypeRoot.Date => v
-    case TypeRoot.BigInt | TypeRoot.Timestamp | TypeRoot.TimestampLtz => v
+    case TypeRoot.BigInt => v
+    case TypeRoot.Timestamp | TypeRoot.TimestampLtz => (unit, v) match {
+      case (Some(TimeUnit.MILLIS), millis: java.lang.Long) => millis * 1000L
+      case (Some(TimeUnit.MICROS), micros: java.lang.Long) => micros
+      case _ => null
+    }
     case TypeRoot.Decimal =>
       val unscaled = v match {
         case i: Integer => BigInteger.valueOf(i.longValue())

@@ -9,13 +9,13 @@ import org.apache.parquet.hadoop.ParquetInputFormat
 import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.memory.MemoryMode
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Cast, Expression}
 import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetOptions, ParquetReadSupport, ParquetWriteSupport}
 import org.apache.spark.sql.execution.datasources.orc.OrcOptions
 import org.apache.spark.sql.execution.datasources.v2.orc.OrcPartitionReaderFactory
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetPartitionReaderFactory
-import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.internal.{LegacyBehaviorPolicy, SQLConf}
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.SerializableConfiguration
@@ -34,12 +34,17 @@ object FormatReaders {
   def layout(
       hadoopConf: Configuration,
       requested: StructType,
+      parquetRequested: StructType,
       partitionSchema: StructType,
       filters: Seq[Filter],
       casts: Map[Int, Expression],
       orcLegacyLtz: Boolean): LayoutReader = {
     val spark = SparkSession.active
     val conf = spark.sessionState.conf.clone()
+    // Paimon's writers write dates and timestamps in the proleptic Gregorian calendar, and say nothing
+    // of it in their files: no value is rebased, however old, and none is refused for being old.
+    conf.setConf(SQLConf.PARQUET_REBASE_MODE_IN_READ, LegacyBehaviorPolicy.CORRECTED)
+    conf.setConf(SQLConf.PARQUET_INT96_REBASE_MODE_IN_READ, LegacyBehaviorPolicy.CORRECTED)
     // The settings Spark's Parquet read support and schema converter look up in the Hadoop conf.
     val c = new Configuration(hadoopConf)
     c.set(ParquetInputFormat.READ_SUPPORT_CLASS, classOf[ParquetReadSupport].getName)
@@ -54,20 +59,18 @@ object FormatReaders {
       .foreach(entry => c.set(entry.key, conf.getConfString(entry.key, entry.defaultValueString)))
     val readerConf = new ReaderConf(spark.sparkContext.broadcast(new SerializableConfiguration(c)))
     val noOptions = CaseInsensitiveMap(Map.empty[String, String])
-    val parquet = ParquetPartitionReaderFactory(conf, readerConf, requested, requested, partitionSchema,
-      filters.toArray, None, new ParquetOptions(noOptions, conf))
+    // Parquet: INT96 timestamps requested as Spark's reader can read them, then cast back (ParquetTimestamps).
+    val (parquetFilters, parquetCasts) = turnedBack(requested, parquetRequested,
+      requested.indices.filter(i => parquetRequested(i).dataType != requested(i).dataType), filters, casts)((i, child) =>
+      Cast(child, requested(i).dataType, Some("UTC")))
+    val parquet = ParquetPartitionReaderFactory(conf, readerConf, parquetRequested, parquetRequested, partitionSchema,
+      parquetFilters.toArray, None, new ParquetOptions(noOptions, conf))
 
-    // ORC: timestamps requested as Spark's reader can read them, then turned back (OrcTimestamps);
-    // filters on those columns would compare other values, so they stay with Spark.
-    val turned = requested.indices.filter(i => OrcTimestamps.needsTurn(requested(i).dataType, orcLegacyLtz))
+    // ORC: timestamps requested as Spark's reader can read them, then turned back (OrcTimestamps).
     val orcRequested = StructType(requested.fields.map(f => f.copy(dataType = OrcTimestamps.requested(f.dataType))))
-    val turnedNames = turned.map(requested(_).name)
-    val orcFilters = filters.filterNot(_.references.exists(r => turnedNames.exists(n => r == n || r.startsWith(s"$n."))))
-    val orcCasts = casts ++ turned.map { i =>
-      val wallClock = OrcWallClock(BoundReference(i, orcRequested(i).dataType, nullable = true), requested(i).dataType,
-        orcLegacyLtz)
-      i -> casts.get(i).fold[Expression](wallClock)(_.transformUp { case BoundReference(`i`, _, _) => wallClock })
-    }
+    val (orcFilters, orcCasts) = turnedBack(requested, orcRequested,
+      requested.indices.filter(i => OrcTimestamps.needsTurn(requested(i).dataType, orcLegacyLtz)), filters, casts)(
+      (i, child) => OrcWallClock(child, requested(i).dataType, orcLegacyLtz))
     val orc = OrcPartitionReaderFactory(conf, readerConf, orcRequested, orcRequested, partitionSchema,
       orcFilters.toArray, None, new OrcOptions(noOptions, conf), MemoryMode.ON_HEAP)
 
@@ -75,9 +78,24 @@ object FormatReaders {
 
     def rowType(data: StructType) = StructType(data.fields ++ partitionSchema.fields)
     new LayoutReader(Map(
-      DataFileFormat.Parquet -> new FormatReader("Parquet", parquet, new ColumnCasts(rowType(requested), casts)),
+      DataFileFormat.Parquet -> new FormatReader("Parquet", parquet, new ColumnCasts(rowType(parquetRequested), parquetCasts)),
       DataFileFormat.Orc -> new FormatReader("ORC", orc, new ColumnCasts(rowType(orcRequested), orcCasts)),
       DataFileFormat.Avro -> new FormatReader("Avro", avro, new ColumnCasts(rowType(requested), casts))), readerConf)
+  }
+
+  /**
+   * The filters and casts of a read whose format's reader is asked for `asked` where the schema is
+   * `requested`: each `turned` column is turned back by `turn` (over its value as read), before any
+   * cast of its own. Filters on those columns would compare other values, so they stay with Spark.
+   */
+  private def turnedBack(requested: StructType, asked: StructType, turned: Seq[Int], filters: Seq[Filter],
+      casts: Map[Int, Expression])(turn: (Int, Expression) => Expression): (Seq[Filter], Map[Int, Expression]) = {
+    val names = turned.map(requested(_).name)
+    val kept = filters.filterNot(_.references.exists(r => names.exists(n => r == n || r.startsWith(s"$n."))))
+    (kept, casts ++ turned.map { i =>
+      val back = turn(i, BoundReference(i, asked(i).dataType, nullable = true))
+      i -> casts.get(i).fold(back)(_.transformUp { case BoundReference(`i`, _, _) => back })
+    })
   }
 }
 

@@ -53,7 +53,8 @@ object SchemaReaders {
         case i if !DataType.equalsStructurally(requested(i).dataType, target(i).dataType, ignoreNullability = true) =>
           i -> PaimonCasts.cast(BoundReference(i, requested(i).dataType, nullable = true), target(i).dataType, timeZone)
       }.toMap
-      view -> FormatReaders.layout(hadoopConf, requested, partitionSchema, kept, casts, table.options.orcLegacyLtz)
+      view -> FormatReaders.layout(hadoopConf, requested, SparkTypes.physical(ParquetTimestamps.requested(view)),
+        partitionSchema, kept, casts, table.options.orcLegacyLtz)
     }.toMap
     new SchemaReaders(views.map { case (id, view) => id -> readers(view) }.toMap)
   }

@@ -3,7 +3,7 @@ package paimonspark.table.schema
 import paimonspark.{CommitConflictException, InvalidOptionException, UnsupportedFeatureException}
 import paimonspark.format.{AtomicType, DataField, DataTypes, TablePaths, TableSchema}
 import paimonspark.lsm.MergeEngineSpec
-import paimonspark.table.{FileStoreTable, KeyLayout, TableOptions}
+import paimonspark.table.{FileStoreTable, KeyLayout, TableFeatures, TableOptions}
 import paimonspark.table.options.PaimonOptions
 import paimonspark.table.schema.SchemaChange._
 
@@ -57,6 +57,7 @@ object SchemaChanges {
       timeMillis = System.currentTimeMillis())
     KeyLayout.of(table, schema)
     checkDeletionVectors(table, None, schema)
+    TableFeatures.requireFormatsHold(table, schema)
     schema
   }
 
@@ -135,6 +136,7 @@ object SchemaChanges {
     KeyLayout.of(name, next)
     if (next.primaryKeys.nonEmpty) MergeEngineSpec.of(name, next)
     checkDeletionVectors(name, Some(current), next)
+    TableFeatures.requireFormatsHold(name, next)
     next
   }
 
