@@ -22,10 +22,10 @@ class PaimonError(PySparkException):
     names) when there is one.
 
     >>> try:
-    ...     spark.sql("ALTER TABLE paimon.default.orders SET TBLPROPERTIES ('bogus' = '1')")
+    ...     spark.sql("ALTER TABLE paimon.default.orders SET TBLPROPERTIES ('bukcet' = '1')")
     ... except PaimonError as e:
     ...     print(type(e).__name__, e.value)
-    InvalidOptionError bogus
+    InvalidOptionError bukcet
     """
 
     def __init__(self, message: str, origin: Optional[Any] = None, value: Optional[str] = None) -> None:
@@ -52,9 +52,9 @@ class CorruptFileError(PaimonError):
 
 
 class InvalidOptionError(PaimonError):
-    """A table option is unknown or its value is malformed.
+    """A table option that looks like a misspelt Paimon option, or a malformed value.
 
-    >>> t.set_options(bogus=1)  # e.value == "bogus"
+    >>> t.set_options(bukcet=1)  # a misspelt 'bucket': e.value == "bukcet"
     """
 
 

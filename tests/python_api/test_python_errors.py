@@ -75,7 +75,7 @@ CASES: dict[str, tuple[type[PaimonError], Callable, str]] = {
     "tag": (TagNotFoundError, lambda s, t: t.read(tag="nope").collect(), "nope"),
     "branch": (BranchNotFoundError, lambda s, t: s.table("paimon.default.`err_keyed$branch_nope`").collect(), "nope"),
     "tag taken": (VersionAlreadyExistsError, lambda s, t: t.create_tag("t1"), "t1"),
-    "option": (InvalidOptionError, lambda s, t: t.set_options(bogus=1), "bogus"),
+    "option": (InvalidOptionError, lambda s, t: t.set_options(bukcet=1), "bukcet"),
     "feature": (UnsupportedFeatureError, lambda s, t: t.set_options(**{"changelog-file.stats-mode": "full"}),
                 "changelog-file.stats-mode"),
     "system table": (InvalidIdentifierError, lambda s, t: s.table("paimon.default.`err_keyed$nosuch`").collect(),
