@@ -64,6 +64,24 @@ def test_small_appends_are_rewritten_into_one_file_by_call(spark, oracle, wareho
     assert spark.sql("CALL paimon.sys.compact(table => 'default.bycall')").collect()[0]["result"] is False
 
 
+def test_force_rewrite_all_files_rewrites_a_compacted_table(spark, oracle, warehouse):
+    """`compaction.force-rewrite-all-files` in a full compaction rewrites files nothing else would pick (how files an
+    earlier version wrote in another encoding are repaired)."""
+    create(spark, "forced", "'write-only' = 'true'")
+    for i in range(6):
+        append(spark, "forced", i * 10, i * 10 + 10)
+    spark.sql("CALL paimon.sys.compact(table => 'default.forced')")
+    (compacted,) = live_files(oracle, "forced")[()]
+    before = ordered_rows(oracle, "forced")
+    assert spark.sql("CALL paimon.sys.compact(table => 'default.forced')").collect()[0]["result"] is False
+    assert spark.sql("CALL paimon.sys.compact(table => 'default.forced', "
+                     "options => 'compaction.force-rewrite-all-files=true')").collect()[0]["result"] is True
+    (rewritten,) = live_files(oracle, "forced")[()]
+    assert rewritten.file_name != compacted.file_name and rewritten.row_count == 60
+    assert ordered_rows(oracle, "forced") == before
+    assert commit_kinds(warehouse, "forced")[-2:] == ["COMPACT", "COMPACT"]
+
+
 def test_compaction_from_python_rolls_files_at_the_target_size(spark, oracle):
     # No open-file cost, so that only the sizes decide: five files of ~25 kb are small against 64 kb,
     # together they make two (a file is checked against the target every 1024 rows).

@@ -74,8 +74,15 @@ def test_full_compaction_by_call_drops_deleted_keys(spark, oracle, warehouse):
     splits = oracle.get_table("default.full").new_read_builder().new_scan().plan().splits()
     assert sum(f.row_count for s in splits for f in s.files) == len(before)
     assert all(f.delete_row_count == 0 for s in splits for f in s.files)
-    # A second full compaction has nothing left to do.
+    # A second full compaction has nothing left to do, unless told to rewrite every file.
     assert spark.sql("CALL paimon.sys.compact(table => 'default.full')").collect()[0]["result"] is False
+    files = {f.file_name for s in splits for f in s.files}
+    assert spark.sql("CALL paimon.sys.compact(table => 'default.full', "
+                     "options => 'compaction.force-rewrite-all-files=true')").collect()[0]["result"] is True
+    splits = oracle.get_table("default.full").new_read_builder().new_scan().plan().splits()
+    assert not files & {f.file_name for s in splits for f in s.files}
+    assert rows(spark.table("paimon.default.full")) == before and oracle_rows(oracle, "full") == before
+    assert all(ls == [5] for ls in levels(oracle, "full").values())
 
 
 def test_compaction_of_chosen_partitions_from_python(spark, oracle, warehouse):

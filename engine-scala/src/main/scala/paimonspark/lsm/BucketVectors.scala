@@ -2,9 +2,6 @@ package paimonspark.lsm
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.types.StructType
-
 import paimonspark.format.DeletionVector
 
 /**
@@ -29,29 +26,4 @@ final class BucketVectors(before: Map[String, DeletionVector]) extends Serializa
     else Some((before.keySet ++ marked.keySet).filterNot(removed).toSeq.sorted.map { file =>
       file -> before.getOrElse(file, DeletionVector.empty).withDeleted(marked.getOrElse(file, Nil))
     })
-}
-
-/**
- * The rule of a compaction with deletion vectors, for each key it merges: a key whose versions all
- * come from level-0 files is looked up in the levels above the output, lowest first; the live
- * version found there (one at most: older ones are marked already) is marked deleted and merged
- * in as the key's oldest known version, as Paimon's lookup compaction does. A key with a version
- * above level 0 among the compacted files needs no lookup: that file is rewritten anyway.
- */
-final class DeletionVectorMarking(vectors: BucketVectors, lookups: Seq[LevelLookup], spec: MergeEngineSpec,
-    rowSchema: StructType, fixedOrdinals: Seq[Int]) {
-  private val engine = spec.create(rowSchema, fixedOrdinals)
-  private val versions = spec.versionOrdering(rowSchema)
-
-  /** The key's merged row, given the compaction's `merged` row and its versions with their levels. */
-  def resolve(merged: InternalRow, inputs: Seq[(Int, InternalRow)]): InternalRow =
-    if (inputs.exists(_._1 > 0)) merged
-    else lookups.iterator.map(_.locate(inputs.head._2)).collectFirst { case Some(hit) => hit } match {
-      case None => merged
-      case Some(hit) =>
-        vectors.mark(hit.file, hit.position)
-        engine.reset()
-        (hit.row +: inputs.map(_._2)).sorted(versions).foreach(engine.add)
-        engine.result()
-    }
 }

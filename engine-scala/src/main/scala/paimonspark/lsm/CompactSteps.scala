@@ -23,9 +23,10 @@ object CompactStep {
  * it up instead. A file holding retractions (or not saying how many) is rewritten rather than
  * moved into the top level, where retractions are dropped. Files already at the output level
  * and not rewritten stay untouched. Files below `rewriteBelow` are always rewritten (a changelog
- * producer reads every version it counts as new).
+ * producer reads every version it counts as new), and with `rewriteAll` every file is.
  */
-final case class CompactSteps(outputLevel: Int, maxLevel: Int, minFileSize: Long, rewriteBelow: Int = 0) {
+final case class CompactSteps(outputLevel: Int, maxLevel: Int, minFileSize: Long, rewriteBelow: Int = 0,
+    rewriteAll: Boolean = false) {
   import CompactStep._
 
   def plan(sections: Seq[Seq[DataFileMeta]]): Seq[CompactStep] = {
@@ -33,7 +34,7 @@ final case class CompactSteps(outputLevel: Int, maxLevel: Int, minFileSize: Long
     val pending = ArrayBuffer.empty[Seq[DataFileMeta]]
 
     def upgrade(file: DataFileMeta): Unit =
-      if (outputLevel == maxLevel && !file.deleteRowCount.contains(0L)) steps += Rewrite(Seq(file))
+      if (rewriteAll || outputLevel == maxLevel && !file.deleteRowCount.contains(0L)) steps += Rewrite(Seq(file))
       else if (file.level < rewriteBelow) steps += Rewrite(Seq(file))
       else if (file.level != outputLevel) steps += Upgrade(file)
 

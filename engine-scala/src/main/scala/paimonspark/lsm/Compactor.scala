@@ -15,9 +15,11 @@ import paimonspark.format.{DataField, DataFileMeta, DataFileReader, FileSource, 
  * merged and which only move up to the output level. Merged files are read as sorted runs (each
  * level-0 file alone, each higher level as its files in key order, opened one at a time), folded by
  * the table's merge engine and written as new files at the unit's output level. Retractions are
- * dropped only when nothing older can lie below the output (`dropRetractions`). With deletion
- * vectors (`vectors`), rows they mark are not read, and keys new to the levels are looked up above
- * the output and their previous versions marked ([[DeletionVectorMarking]]).
+ * dropped only when nothing older can lie below the output (`dropRetractions`). In a table that
+ * looks keys up (`spec.lookupMerge`), a key's level-0 versions are merged with the lowest version
+ * above alone, found among the compacted files or above the output ([[LookupResolution]]), and
+ * level-0 files are always rewritten; with deletion vectors (`vectors`), rows they mark are not
+ * read, and the versions found above are marked.
  */
 final class Compactor(
     settings: DataFileSettings,
@@ -43,21 +45,22 @@ final class Compactor(
    */
   def compact(bucketDir: Path, unit: CompactUnit, dropRetractions: Boolean,
       changelog: Option[ChangelogSettings] = None, lookupRuns: Seq[SortedRun] = Nil,
-      vectors: Option[BucketVectors] = None): CompactOutcome = {
-    // A changelog needs every new version read, and so do deletion vectors: files below the settled
-    // level (level 1 for vectors) are always rewritten.
-    val rewriteBelow = math.max(changelog.map(_.settledLevel).getOrElse(0), if (vectors.isDefined) 1 else 0)
-    val steps = CompactSteps(unit.outputLevel, maxLevel, minFileSize, rewriteBelow).plan(keyRanges.sections(unit.files))
+      vectors: Option[BucketVectors] = None, rewriteAll: Boolean = false): CompactOutcome = {
+    // A changelog needs every new version read, and so does a table that looks keys up (its level-0
+    // versions are merged with what lies above): files below the settled level (level 1) are always rewritten.
+    val rewriteBelow = math.max(changelog.map(_.settledLevel).getOrElse(0), if (spec.lookupMerge) 1 else 0)
+    val steps = CompactSteps(unit.outputLevel, maxLevel, minFileSize, rewriteBelow, rewriteAll).plan(keyRanges.sections(unit.files))
     val written = ArrayBuffer.empty[DataFileMeta]
-    val lookups = if (changelog.isEmpty && vectors.isEmpty) Nil else lookupRuns.map(run => new LevelLookup(run.files,
+    val lookups = if (changelog.isEmpty && !spec.lookupMerge) Nil else lookupRuns.map(run => new LevelLookup(run.files,
       keyRanges, reader, bucketDir, rowSchema, keyIndices.map(_ + 2), file => vectors.flatMap(_.of(file))))
     val producer = changelog.map(new ChangelogOutput(bucketDir, unit.outputLevel, _, lookups))
-    val marking = vectors.map(new DeletionVectorMarking(_, lookups, spec, rowSchema, (keyIndices ++ partitionIndices).map(_ + 2)))
+    val resolution = if (!spec.lookupMerge) None
+      else Some(new LookupResolution(lookups, vectors, spec, rowSchema, (keyIndices ++ partitionIndices).map(_ + 2)))
     try {
       val added = steps.map {
         case CompactStep.Upgrade(file) => Seq(file.copy(level = unit.outputLevel))
         case CompactStep.Rewrite(files) =>
-          val merged = rewrite(bucketDir, files, unit.outputLevel, dropRetractions, producer, marking, vectors)
+          val merged = rewrite(bucketDir, files, unit.outputLevel, dropRetractions, producer, resolution, vectors)
           written ++= merged
           merged
       }
@@ -84,7 +87,7 @@ final class Compactor(
   }
 
   private def rewrite(bucketDir: Path, files: Seq[DataFileMeta], level: Int, dropRetractions: Boolean,
-      changelog: Option[ChangelogOutput], marking: Option[DeletionVectorMarking], vectors: Option[BucketVectors])
+      changelog: Option[ChangelogOutput], resolution: Option[LookupResolution], vectors: Option[BucketVectors])
       : Seq[DataFileMeta] = {
     val opened = ArrayBuffer.empty[DataFileReader.Rows]
     def rows(files: Seq[DataFileMeta]): Iterator[InternalRow] = files.iterator.flatMap { f =>
@@ -95,17 +98,25 @@ final class Compactor(
     val sortedRuns = SortedRun.of(files)
     val runs = sortedRuns.map(run => rows(if (run.level == 0) run.files else keyRanges.byMinKey(run.files)))
     val engine = spec.create(rowSchema, (keyIndices ++ partitionIndices).map(_ + 2))
-    // The changelog and the marking need every merged key, retractions included: they are dropped here instead.
-    val perKey = changelog.isDefined || marking.isDefined
+    // The changelog and the lookups need every merged key, retractions included: they are dropped here instead.
+    val perKey = changelog.isDefined || resolution.isDefined
     val merged = new SortedRunMerge(runs, keyOrdering, engine, spec.versionOrdering(rowSchema),
-      dropRetractions && !perKey, integralKey = IntegralKey.of(rowSchema, keyIndices.map(_ + 2)))
+      dropRetractions && !perKey, integralKey = IntegralKey.of(rowSchema, keyIndices.map(_ + 2)),
+      runLevels = if (spec.lookupMerge) Some(sortedRuns.map(_.level)) else None)
     val writer = new KeyValueFileWriter(settings, bucketDir, fields, keyIndices, level, FileSource.Compact)
     try {
       if (!perKey) merged.foreach(writer.write)
       else merged.foreach { row =>
         val inputs = merged.lastVersions.map { case (run, version) => (sortedRuns(run).level, version) }
-        changelog.foreach(_.rule.onKey(inputs))
-        val out = marking.fold(row)(_.resolve(row, inputs))
+        val out = resolution match {
+          case Some(lookup) =>
+            val (written, before) = lookup.resolve(row, inputs)
+            changelog.foreach(_.rule.onLookup(inputs, before, written))
+            written
+          case None =>
+            changelog.foreach(_.rule.onKey(inputs))
+            row
+        }
         if (out != null && !(dropRetractions && KeyValue.isRetract(out))) writer.write(out)
       }
       writer.finish()

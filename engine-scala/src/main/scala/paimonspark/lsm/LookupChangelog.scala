@@ -14,7 +14,8 @@ import org.apache.spark.sql.types.StructType
  * `rowDeduplicate`, a -U/+U pair of equal rows (but `ignoredColumns`) is left out.
  *
  * `lookup` settles versions at level 1 (level-0 files are new); `full-compaction` at the top level
- * (whatever the last full compaction left is the state before).
+ * (whatever the last full compaction left is the state before). In a table that looks keys up, the
+ * state before is one version, the lowest above level 0 ([[LookupResolution]]): see `onLookup`.
  */
 final class LookupChangelog(spec: MergeEngineSpec, rowSchema: StructType, fixedOrdinals: Seq[Int],
     lookups: Seq[LevelLookup], settledLevel: Int, rowDeduplicate: Boolean, ignoredColumns: Set[Int],
@@ -30,7 +31,17 @@ final class LookupChangelog(spec: MergeEngineSpec, rowSchema: StructType, fixedO
     val key = inputs.head._2
     val found = lookups.flatMap(_.find(key))
     val old = merge(before, (found ++ inputs.collect { case (level, row) if level >= settledLevel => row }).sorted(versions))
-    val now = merge(after, (found ++ inputs.map(_._2)).sorted(versions))
+    changed(old, merge(after, (found ++ inputs.map(_._2)).sorted(versions)))
+  }
+
+  /**
+   * One key of a table that looks keys up: its merged versions with their levels, its state before
+   * (the lowest version above level 0, if any) and the version the compaction writes for it.
+   */
+  def onLookup(inputs: Seq[(Int, InternalRow)], old: Option[InternalRow], now: InternalRow): Unit =
+    if (inputs.exists(_._1 < settledLevel)) changed(old.orNull, now)
+
+  private def changed(old: InternalRow, now: InternalRow): Unit = {
     val existed = old != null && !KeyValue.isRetract(old)
     val exists = now != null && !KeyValue.isRetract(now)
     if (!existed) { if (exists) emit(now, KeyValue.Insert) }

@@ -14,6 +14,9 @@ import paimonspark.format.{AtomicType, SparkTypes, TableSchema}
  * `removeRecordOnDelete`: a -D removes the key (`partial-update.remove-record-on-delete`,
  * `aggregation.remove-record-on-delete`); `removeOnSequenceGroups`: so does a -D that is not older in
  * one of these sequence groups (its sequence fields, `partial-update.remove-record-on-sequence-group`).
+ * `lookupMerge`: the table looks keys up (a `lookup` changelog, deletion vectors, `force-lookup`),
+ * so every merge takes a key's level-0 versions with the lowest version above level 0 alone, as
+ * Paimon's `LookupMergeFunction` (not for first-row, whose readers skip level 0 and merge nothing).
  */
 final case class MergeEngineSpec(
     engine: String,
@@ -24,7 +27,8 @@ final case class MergeEngineSpec(
     sequenceFields: Seq[String],
     sequenceDescending: Boolean,
     sequenceGroups: Seq[SequenceGroup],
-    removeOnSequenceGroups: Seq[String] = Nil) {
+    removeOnSequenceGroups: Seq[String] = Nil,
+    lookupMerge: Boolean = false) {
 
   /** Whether a -D row holding only its key removes the key (else a DELETE rewrites files). */
   def deletesByRetraction: Boolean = engine == "deduplicate" || removeRecordOnDelete
@@ -166,9 +170,11 @@ object MergeEngineSpec {
     }
     val removeOnDelete = flag(if (engine == "aggregation") "aggregation.remove-record-on-delete"
       else "partial-update.remove-record-on-delete")
+    val looksKeysUp = options.get("changelog-producer").exists(_.trim.equalsIgnoreCase("lookup")) ||
+      flag("deletion-vectors.enabled") || flag("force-lookup")
     val spec = MergeEngineSpec(engine, flag("ignore-delete"), removeOnDelete,
       perColumn.toMap, options.get(DefaultAggregate), sequence, descending, sequenceGroups,
-      if (engine == "partial-update") removeOnGroups else Nil)
+      if (engine == "partial-update") removeOnGroups else Nil, lookupMerge = looksKeysUp && engine != "first-row")
     val values = schema.fields.filterNot(f => schema.primaryKeys.contains(f.name))
     // Build every aggregator once, so a function that does not fit its column fails at CREATE.
     if (engine == "aggregation") {

@@ -19,6 +19,11 @@ import org.apache.spark.sql.types._
  * A caller that keeps references into runs' buffers past a result (a columnar reader gathering
  * results into a batch) passes `mayAdvance`: a run it refuses is not advanced, and `hasNext` is
  * false with `blocked` set until the caller has released its references and asks again.
+ *
+ * With `runLevels` (the level of each run), a key is merged as Paimon merges it in tables that look
+ * keys up (its `LookupMergeFunction`): its level-0 versions with only the version of the lowest level
+ * above 0. Every compaction of such a table merged the older levels into that version already, so
+ * the deeper versions are not counted again.
  */
 final class SortedRunMerge(
     runs: Seq[Iterator[InternalRow]],
@@ -28,7 +33,8 @@ final class SortedRunMerge(
     dropRetractions: Boolean = true,
     uniqueKeys: Boolean = true,
     mayAdvance: Int => Boolean = _ => true,
-    integralKey: Option[IntegralKey] = None) extends Iterator[InternalRow] {
+    integralKey: Option[IntegralKey] = None,
+    runLevels: Option[Seq[Int]] = None) extends Iterator[InternalRow] {
 
   require(uniqueKeys || runs.size == 1, "only a single run may hold several versions of a key")
 
@@ -48,8 +54,17 @@ final class SortedRunMerge(
   /** Whether the last `hasNext` was false because `mayAdvance` refused a run, not at the end. */
   def blocked: Boolean = refused
 
-  /** The last result's versions, with the runs they came from; valid until the next key is asked for. */
-  def lastVersions: Seq[(Int, InternalRow)] = (0 until usedCount).map(u => (used(u), heads(used(u))))
+  private val levels = runLevels.map(_.toArray).orNull
+  // The run of the lowest level above 0 among the last key's versions (with `runLevels`), else -1.
+  private var topRun = -1
+
+  private def merged(run: Int): Boolean = levels == null || levels(run) <= 0 || run == topRun
+
+  /**
+   * The last result's versions that were merged, with the runs they came from; valid until the
+   * next key is asked for.
+   */
+  def lastVersions: Seq[(Int, InternalRow)] = (0 until usedCount).map(used).filter(merged).map(run => (run, heads(run)))
 
   /**
    * The run whose head the last result is (engines that pick one of the versions, such as
@@ -153,20 +168,31 @@ final class SortedRunMerge(
   private def mergeNextKey(): Unit = {
     val first = if (held >= 0) held else pop()
     held = -1
-    engine.reset()
     used(0) = first
     usedCount = 1
-    engine.add(heads(first))
     while (heapSize > 0 && sameKey(heap(0), first)) {
-      val same = pop()
-      used(usedCount) = same
+      used(usedCount) = pop()
       usedCount += 1
-      engine.add(heads(same))
     }
+    if (levels != null) topRun = lowestAboveZero()
+    engine.reset()
+    var v = 0
+    while (v < usedCount) { if (merged(used(v))) engine.add(heads(used(v))); v += 1 }
     emit(engine.result())
     pendingRun = -1
     var u = 0
     while (u < usedCount) { if (heads(used(u)) eq pending) pendingRun = used(u); u += 1 }
+  }
+
+  private def lowestAboveZero(): Int = {
+    var top = -1
+    var u = 0
+    while (u < usedCount) {
+      val run = used(u)
+      if (levels(run) > 0 && (top < 0 || levels(run) < levels(top))) top = run
+      u += 1
+    }
+    top
   }
 
   override def hasNext: Boolean = {

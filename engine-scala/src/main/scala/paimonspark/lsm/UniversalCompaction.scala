@@ -40,10 +40,13 @@ final case class UniversalCompaction(maxSizeAmpPercent: Int, sizeRatioPercent: I
       if (gentleInterval.exists(runs.count(_.level == 0) < _)) None else forcePickLevel0(runs)
     }
 
-  /** Everything into the top level, unless the bucket already is one run there. */
-  def full(runs: Seq[SortedRun]): Option[CompactUnit] = runs match {
+  /**
+   * Everything into the top level, unless the bucket already is one run there without retractions
+   * and `rewriteAll` (`compaction.force-rewrite-all-files`) does not ask for its files anyway.
+   */
+  def full(runs: Seq[SortedRun], rewriteAll: Boolean = false): Option[CompactUnit] = runs match {
     case Seq() => None
-    case Seq(only) if only.level == maxLevel && only.files.forall(_.deleteRowCount.contains(0L)) => None
+    case Seq(only) if !rewriteAll && only.level == maxLevel && only.files.forall(_.deleteRowCount.contains(0L)) => None
     case _ => Some(unit(maxLevel, runs))
   }
 

@@ -94,6 +94,8 @@ final case class TableOptions(raw: Map[String, String]) {
     get(DynamicAssignerParallelism).orElse(get(DynamicInitialBuckets)).map(_.trim.toInt)
 
   def compactionMinFileNum: Int = int(CompactionMinFileNum)
+  /** A full compaction rewrites every file, even where nothing needs merging (files in an older encoding, say). */
+  def forceRewriteAllFiles: Boolean = flag("compaction.force-rewrite-all-files")
   def compactionSmallFileRatio: Double = text(CompactionSmallFileRatio).trim.toDouble
   def splitOpenFileCost: Long = bytes(SplitOpenFileCost)
   /** The split size a read packs its tasks to, when the table or the read sets one. */

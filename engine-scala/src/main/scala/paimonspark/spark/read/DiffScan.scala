@@ -27,7 +27,8 @@ object BucketDiffFiles {
   def of(table: FileStoreTable, partitionBytes: Array[Byte], bucket: Int, before: Seq[DataFileMeta],
       after: Seq[DataFileMeta], snapshotId: Long = 0L, commitMicros: Long = 0L): BucketDiffFiles = {
     def paths(files: Seq[DataFileMeta]) =
-      files.map(f => MergeFile(table.dataFilePath(partitionBytes, bucket, f).toString, f.fileSize, f.schemaId, None)).toArray
+      files.map(f => MergeFile(table.dataFilePath(partitionBytes, bucket, f).toString, f.fileSize, f.schemaId, None,
+        f.level)).toArray
     BucketDiffFiles(paths(before), paths(after), snapshotId, commitMicros)
   }
 }
@@ -104,7 +105,7 @@ final class DiffReaderFactory(files: SparkFileReader, rowSchema: StructType, sys
         val (before, after) = (openSide(bucket.before), openSide(bucket.after))
         open = before ++ after
         changes = engine match {
-          case Some(spec) => new KeyDiff(merged(spec, before), merged(spec, after), retractions)
+          case Some(spec) => new KeyDiff(merged(spec, before, bucket.before), merged(spec, after, bucket.after), retractions)
           case None => new RowDiff(before, after, retractions, UnsafeProjection.create(rowSchema))
         }
         commit = ChangeFile("", 0L, -1L, InternalRow.empty, bucket.snapshotId, bucket.commitMicros)
@@ -126,9 +127,10 @@ final class DiffReaderFactory(files: SparkFileReader, rowSchema: StructType, sys
   private lazy val keyOrdering = GenerateOrdering.generate(keyOrdinals.map(i =>
     SortOrder(BoundReference(i, rowSchema(i).dataType, nullable = false), Ascending)))
 
-  private def merged(spec: MergeEngineSpec, runs: Seq[DataFileReader.Rows]): SortedRunMerge =
+  private def merged(spec: MergeEngineSpec, runs: Seq[DataFileReader.Rows], files: Array[MergeFile]): SortedRunMerge =
     new SortedRunMerge(runs, keyOrdering, spec.create(rowSchema, keyOrdinals), spec.versionOrdering(rowSchema),
-      dropRetractions = false, integralKey = IntegralKey.of(rowSchema, keyOrdinals))
+      dropRetractions = false, integralKey = IntegralKey.of(rowSchema, keyOrdinals),
+      runLevels = if (spec.lookupMerge) Some(files.map(_.level).toSeq) else None)
 
   /**
    * Two merged states of a primary-key bucket walked together by key. A side's row stays valid

@@ -17,7 +17,8 @@ import paimonspark.lsm.{IntegralKey, KeyValue, MergeEngineSpec, SortedRunMerge}
  * requested columns followed by the values of its section's partition. Merging only the columns a
  * query reads is sound because every engine merges each value column on its own.
  *
- * With `rowKind` (`$audit_log`), retractions are kept and each row is led by its kind.
+ * With `rowKind` (`$audit_log`), retractions are kept and each row is led by its kind. In a table
+ * that looks keys up, a key is merged as Paimon's readers merge it there (`MergeEngineSpec.lookupMerge`).
  *
  * With `columnar`, for engines whose result is one of the versions merged (deduplicate, first-row),
  * splits are read as batches that gather the results from the runs' own batches, without a copy.
@@ -103,12 +104,13 @@ final class MergeReaderFactory(
       val section = remaining.next()
       partitionValues = section.partitionValues
       open = section.files.map {
-        case MergeFile(path, size, schemaId, Some(sequence)) if sequenceStandIns =>
+        case MergeFile(path, size, schemaId, Some(sequence), _) if sequenceStandIns =>
           filesWithoutSequence.openWithSequence(new Path(path), size, schemaId, sequence)
-        case MergeFile(path, size, schemaId, _) => files.open(new Path(path), size, schemaId)
+        case MergeFile(path, size, schemaId, _, _) => files.open(new Path(path), size, schemaId)
       }
       merge = new SortedRunMerge(open.toSeq, ordering, mergeEngine, versions, dropRetractions = !rowKind, mayAdvance = mayAdvance,
-        integralKey = IntegralKey.of(mergeSchema, keyOrdinals))
+        integralKey = IntegralKey.of(mergeSchema, keyOrdinals),
+        runLevels = if (engine.lookupMerge) Some(section.files.map(_.level).toSeq) else None)
       true
     }
 

@@ -13,10 +13,10 @@ import paimonspark.table.{FileStoreTable, KeyLayout, Predicate}
 import paimonspark.table.scan.DataSplit
 
 /**
- * A file merged on read. `sequence` stands in for its `_SEQUENCE_NUMBER` column, which is then not
- * read, when its section's files have disjoint sequence ranges ([[SequenceRanges]]).
+ * A file merged on read, of LSM `level`. `sequence` stands in for its `_SEQUENCE_NUMBER` column,
+ * which is then not read, when its section's files have disjoint sequence ranges ([[SequenceRanges]]).
  */
-final case class MergeFile(path: String, size: Long, schemaId: Long, sequence: Option[Long])
+final case class MergeFile(path: String, size: Long, schemaId: Long, sequence: Option[Long], level: Int)
 
 /** A key range of one bucket of a primary-key table, merged on read: its files and its partition's values. */
 final case class MergeSection(partitionValues: InternalRow, files: Array[MergeFile])
@@ -92,7 +92,7 @@ final class PrimaryKeyScan(table: FileStoreTable, required: StructType, filters:
       sections.map { section =>
         val standIns = SequenceRanges.disjointWhereKeysMeet(section, ranges)
         MergeSection(values, section.map(f => MergeFile(dataFilePath(split, f).toString, f.fileSize, f.schemaId,
-          if (standIns) Some(f.maxSequenceNumber) else None)).toArray)
+          if (standIns) Some(f.maxSequenceNumber) else None, f.level)).toArray)
       }
     }
     val merged = packing.pack(sections, (s: MergeSection) => packing.weight(s.files.map(_.size).sum, s.files.length),

@@ -25,7 +25,7 @@ object CompactJob {
   def run(table: FileStoreTable, filter: Option[Predicate], full: Boolean, buckets: Option[Set[String]] = None)
       : Option[Long] = {
     TableFeatures.requireWritable(table)
-    if (!table.isPrimaryKeyTable) compactAppendTable(table, filter, None)
+    if (!table.isPrimaryKeyTable) compactAppendTable(table, filter, None, rewriteAll = full && table.options.forceRewriteAllFiles)
     else {
       val assigned = if (table.options.bucket == TablePaths.PostponeBucket) assignPostponed(table, filter) else None
       val tasks = TableCompaction.plan(table, filter, full, buckets)
@@ -51,10 +51,13 @@ object CompactJob {
     }
   }
 
-  /** Small-file compaction of an append table's partitions matching `filter`, and in `partitions` when given. */
-  def compactAppendTable(table: FileStoreTable, filter: Option[Predicate], partitions: Option[Set[ByteBuffer]])
-      : Option[Long] = {
-    val tasks = AppendCompaction.plan(table, filter, partitions)
+  /**
+   * Small-file compaction of an append table's partitions matching `filter`, and in `partitions` when
+   * given; with `rewriteAll`, of every file there.
+   */
+  def compactAppendTable(table: FileStoreTable, filter: Option[Predicate], partitions: Option[Set[ByteBuffer]],
+      rewriteAll: Boolean = false): Option[Long] = {
+    val tasks = AppendCompaction.plan(table, filter, partitions, rewriteAll)
     if (tasks.isEmpty) None
     else {
       val reader = SparkFileReader.forCompaction(table)

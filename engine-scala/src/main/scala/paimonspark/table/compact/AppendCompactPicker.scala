@@ -40,6 +40,23 @@ final case class AppendCompactPicker(targetFileSize: Long, smallFileSize: Long, 
   }
 
   /**
+   * Every file, in groups of neighbours weighing about two target files (`compaction.force-rewrite-all-files`):
+   * a group of one is rewritten too.
+   */
+  def all(files: Seq[DataFileMeta]): Seq[Seq[DataFileMeta]] = {
+    val groups = ArrayBuffer.empty[Seq[DataFileMeta]]
+    val group = ArrayBuffer.empty[DataFileMeta]
+    var weight = 0L
+    files.foreach { file =>
+      group += file
+      weight += file.fileSize + openFileCost
+      if (weight >= 2 * targetFileSize) { groups += group.toSeq; group.clear(); weight = 0L }
+    }
+    if (group.nonEmpty) groups += group.toSeq
+    groups.toSeq
+  }
+
+  /**
    * Groups of neighbouring files of one bucket of a bucketed append table (`files` in sequence
    * order), as Paimon's BucketedAppendCompactManager picks them: a window slides over the files,
    * dropping its oldest file while it weighs two target files or more, and becomes a group once it

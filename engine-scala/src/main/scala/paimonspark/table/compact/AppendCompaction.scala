@@ -37,19 +37,23 @@ final case class AppendCompactResult(task: AppendCompactTask, added: Seq[Manifes
  */
 object AppendCompaction {
 
-  /** The groups to rewrite in the partitions matching `filter`, and only those in `partitions` when given. */
-  def plan(table: FileStoreTable, filter: Option[Predicate], partitions: Option[Set[ByteBuffer]] = None)
-      : Seq[AppendCompactTask] = {
+  /**
+   * The groups to rewrite in the partitions matching `filter`, and only those in `partitions` when
+   * given; with `rewriteAll`, every file (`compaction.force-rewrite-all-files` in a full compaction).
+   */
+  def plan(table: FileStoreTable, filter: Option[Predicate], partitions: Option[Set[ByteBuffer]] = None,
+      rewriteAll: Boolean = false): Seq[AppendCompactTask] = {
     val picker = AppendCompactPicker.of(table.options)
     val latest = table.snapshotManager.latest()
     new ScanPlanner(table, appliesDeletionVectors = table.options.deletionVectors).plan(latest, filter)
       .filter(split => partitions.forall(_.contains(ByteBuffer.wrap(split.partitionBytes))))
       .flatMap { split =>
-        // Another engine's ORC or Avro files cannot be read here, so they stay as they are.
         // Another engine's ORC or Avro files cannot be read here, so they stay as they are; in a
         // bucketed table they keep the files around them in place, as only neighbours are merged.
         val readable = (f: DataFileMeta) => f.fileName.endsWith(".parquet")
-        val groups = if (split.totalBuckets > 0) picker.pickInOrder(split.files.sortBy(_.minSequenceNumber), readable)
+        val inOrder = split.files.sortBy(_.minSequenceNumber)
+        val groups = if (rewriteAll) picker.all(inOrder.filter(readable))
+          else if (split.totalBuckets > 0) picker.pickInOrder(inOrder, readable)
           else picker.pick(split.files.filter(readable))
         groups.map { files =>
           val names = files.map(_.fileName).toSet

@@ -15,7 +15,7 @@ import paimonspark.table.write.{IndexChange, PrimaryKeyWriter, TableCommit, Vect
  */
 final case class CompactTask(partition: Array[Byte], bucket: Int, totalBuckets: Int, unit: CompactUnit,
     dropRetractions: Boolean, lookupRuns: Seq[SortedRun] = Nil, deletionFiles: Map[String, DeletionFile] = Map.empty,
-    vectorIndexFiles: Set[String] = Set.empty)
+    vectorIndexFiles: Set[String] = Set.empty, rewriteAll: Boolean = false)
 
 /**
  * What one task changed for a [[CompactTask]]: the entries its bucket loses and gains, its
@@ -40,10 +40,12 @@ object TableCompaction {
         "compacted by AppendCompaction, not by merging sorted runs")
     }
     val picker = table.options.compaction
-    val upLevel0 = MergeEngineSpec.of(table.location.toString, table.schema).engine == "first-row"
-    // Deletion vectors, like the lookup producer, look keys up, and make level-0 rows visible only once compacted.
+    val spec = MergeEngineSpec.of(table.location.toString, table.schema)
+    val upLevel0 = spec.engine == "first-row"
+    // Deletion vectors, like the lookup producer and force-lookup, look keys up; vectors make level-0 rows
+    // visible only once compacted.
     val vectors = table.options.deletionVectors
-    val lookup = table.options.changelogProducer == ChangelogProducer.Lookup || vectors
+    val lookup = table.options.changelogProducer == ChangelogProducer.Lookup || spec.lookupMerge
     val latest = table.snapshotManager.latest()
     val vectorFiles = if (!vectors) Map.empty[(java.nio.ByteBuffer, Int), Set[String]]
       else table.newManifestStore().indexFiles(latest).filter(_.indexType == IndexManifestAvro.DeletionVectorsIndex)
@@ -55,7 +57,7 @@ object TableCompaction {
         // First-row readers (Java's, pypaimon's) read levels above 0 without merging, so a key must
         // live in one file there: Paimon ensures it by looking keys up while compacting; here a
         // bucket with level-0 files is compacted whole, which ensures it too.
-        val unit = if (full) picker.full(runs)
+        val unit = if (full) picker.full(runs, table.options.forceRewriteAllFiles)
           else if (upLevel0) { if (runs.exists(_.level == 0)) picker.full(runs) else None }
           else if (lookup) picker.pickForLookup(runs, table.options.gentleLookupInterval)
           else picker.pick(runs)
@@ -69,7 +71,8 @@ object TableCompaction {
             lookupRuns = if (lookup) SortedRun.of(split.files.filterNot(f => inUnit(f.fileName))) else Nil,
             // Vectors of files gone since (overwritten, say) are left out, and so dropped at the rewrite.
             deletionFiles = split.deletionFiles.filter { case (file, _) => split.files.exists(_.fileName == file) },
-            vectorIndexFiles = vectorFiles.getOrElse((java.nio.ByteBuffer.wrap(split.partitionBytes), split.bucket), Set.empty))
+            vectorIndexFiles = vectorFiles.getOrElse((java.nio.ByteBuffer.wrap(split.partitionBytes), split.bucket), Set.empty),
+            rewriteAll = full && table.options.forceRewriteAllFiles)
         }
       }
   }
@@ -94,7 +97,7 @@ object TableCompaction {
       options.changelogRowDeduplicate, options.changelogRowDeduplicateIgnoreFields.toSet))
     val vectors = if (options.deletionVectors) Some(new BucketVectors(DeletionFile.readAll(table.io, task.deletionFiles)))
       else None
-    val outcome = compactor.compact(dir, task.unit, task.dropRetractions, changelog, task.lookupRuns, vectors)
+    val outcome = compactor.compact(dir, task.unit, task.dropRetractions, changelog, task.lookupRuns, vectors, task.rewriteAll)
     def entries(kind: Int, files: Seq[DataFileMeta]) =
       files.map(ManifestEntry(kind, task.partition, task.bucket, task.totalBuckets, _))
     val rewritten = outcome.removed.map(_.fileName).toSet -- outcome.added.map(_.fileName)

@@ -4,7 +4,7 @@ import paimonspark.table.options.OptionKind._
 
 /** Paimon's options on merging keys, writing, compaction, changelogs and commits. */
 private[table] object ProcessingOptions extends OptionDeclarations {
-  import Access.{Both => ReadWrite, ReadOnly, WriteOnly}
+  import Access.{ReadOnly, WriteOnly}
 
   val All: Seq[PaimonOption] = Seq(
     // ---- primary keys and merging ----
@@ -89,11 +89,11 @@ private[table] object ProcessingOptions extends OptionDeclarations {
     refused("compaction.optimization-interval", time, null, "full compactions are not scheduled by time"),
     refused("compaction.total-size-threshold", memory, null, "full compactions are not triggered by size"),
     refused("compaction.incremental-size-threshold", memory, null, "full compactions are not triggered by size"),
-    refused("compaction.force-rewrite-all-files", bool, "false", "a full compaction rewrites only what it must"),
+    implemented("compaction.force-rewrite-all-files", bool, "false"),
     implemented("full-compaction.delta-commits", positive),
     implemented("lookup-compact", enumOf("LookupCompactMode", "RADICAL", "GENTLE"), "RADICAL"),
     implemented("lookup-compact.max-interval", AnyInt),
-    noEffect("force-lookup", bool, "false", Lookup),
+    implemented("force-lookup", bool, "false"),
     noEffect("commit.force-compact", bool, "false", "writes here always wait for the compaction they start"),
 
     // ---- changelog ----
