@@ -230,7 +230,7 @@ def test_merge_engines_take_what_paimon_lets_them(spark, warehouse):
 
 @pytest.mark.parametrize("engine, producer", [
     ("deduplicate", "lookup"), ("partial-update", "none"), ("partial-update", "lookup"), ("aggregation", "none"),
-    ("aggregation", "lookup"), ("first-row", "none"), ("first-row", "lookup")])
+    ("first-row", "lookup")])
 def test_dml_on_dynamic_bucket_tables_of_every_merge_engine(spark, oracle, engine, producer):
     """Paimon's default layout (bucket = -1) with each merge engine: a DELETE is applied as -D rows, or (where the
     engine takes none) by rewriting the compacted files, from the table's HASH index, never against an empty one."""
