@@ -10,7 +10,6 @@ import java.time.LocalTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -20,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
@@ -50,7 +51,15 @@ public class FlinkSql {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         // Flink's own logging goes to stderr (slf4j-simple); stdout carries the protocol only.
         System.setOut(new PrintStream(System.err, true, StandardCharsets.UTF_8));
-        TableEnvironment batch = environment(warehouse, "batch", false);
+        // One cluster for every job of the module, started here: a job per statement on a cluster of its own
+        // would start (and stop, racing the next job) a cluster each time.
+        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(loopback())
+                .setNumTaskManagers(1).setNumSlotsPerTaskManager(4).build());
+        cluster.start();
+        restPort = cluster.getRestAddress().get().getPort();
+        TableEnvironment batch = environment(warehouse, "batch", false, true);
+        // Paimon's procedures build and run jobs of their own in this JVM: on a cluster of their own.
+        TableEnvironment procedures = environment(warehouse, "batch", false, false);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         out.println("READY");
         String header;
@@ -59,9 +68,11 @@ public class FlinkSql {
             List<String> statements = statements(in);
             try {
                 switch (parts[1]) {
-                    case "batch": for (String s : statements) run(batch, s, out); break;
+                    case "batch":
+                        for (String s : statements) run(s.trim().toUpperCase().startsWith("CALL") ? procedures : batch, s, out);
+                        break;
                     case "stream-write": {
-                        TableEnvironment env = environment(warehouse, "streaming", true);
+                        TableEnvironment env = environment(warehouse, "streaming", true, true);
                         for (String s : statements) env.executeSql(s).await();
                         break;
                     }
@@ -94,13 +105,29 @@ public class FlinkSql {
         return statements;
     }
 
-    private static TableEnvironment environment(String warehouse, String mode, boolean checkpoints) {
+    /** Every address Flink's servers take, on loopback. */
+    private static Configuration loopback() {
         Configuration conf = new Configuration();
         for (String key : new String[] {"rest.bind-address", "rest.address", "jobmanager.bind-host",
                 "taskmanager.bind-host", "taskmanager.host", "jobmanager.rpc.address"}) {
             conf.setString(key, "127.0.0.1");
         }
         conf.setString("rest.port", "0");
+        // Batch jobs keep their blocking results' buffers until they end: room for several at a time.
+        conf.setString("taskmanager.memory.network.min", "256 mb");
+        conf.setString("taskmanager.memory.network.max", "256 mb");
+        return conf;
+    }
+
+    private static int restPort;
+
+    /** An environment over the catalog; its jobs go to the module's cluster when `shared`, else to one of their own. */
+    private static TableEnvironment environment(String warehouse, String mode, boolean checkpoints, boolean shared) {
+        Configuration conf = loopback();
+        if (shared) {
+            conf.setString("execution.target", "remote");
+            conf.setString("rest.port", Integer.toString(restPort));
+        }
         conf.setString("parallelism.default", "1");
         conf.setString("table.exec.resource.default-parallelism", "1");
         conf.setString("table.dml-sync", "true");
@@ -109,7 +136,9 @@ public class FlinkSql {
         if (checkpoints) conf.setString("execution.checkpointing.interval", "1 s");
         EnvironmentSettings settings = EnvironmentSettings.newInstance().withConfiguration(conf).build();
         TableEnvironment env = TableEnvironment.create(settings);
-        env.executeSql("CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '" + warehouse + "')");
+        // No caching: the other engine changes the tables between statements.
+        env.executeSql("CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '" + warehouse
+                + "', 'cache-enabled' = 'false')");
         env.executeSql("USE CATALOG paimon");
         return env;
     }
@@ -130,7 +159,7 @@ public class FlinkSql {
     /** Rows of a streaming query until `limit` of them or the timeout; the job is then cancelled. */
     private static void streamRead(String warehouse, List<String> statements, int limit, long timeoutMs, PrintStream out)
             throws Exception {
-        TableEnvironment env = environment(warehouse, "streaming", false);
+        TableEnvironment env = environment(warehouse, "streaming", false, true);
         for (String s : statements.subList(0, statements.size() - 1)) env.executeSql(s).await();
         TableResult result = env.executeSql(statements.get(statements.size() - 1));
         CloseableIterator<Row> rows = result.collect();
@@ -189,18 +218,17 @@ public class FlinkSql {
         }
         else if (v instanceof Row) fields((Row) v, json);
         else if (v instanceof Map) {
-            json.append('[');
-            Iterator<? extends Map.Entry<?, ?>> entries = ((Map<?, ?>) v).entrySet().iterator();
-            while (entries.hasNext()) {
-                Map.Entry<?, ?> e = entries.next();
-                json.append('[');
-                value(e.getKey(), json);
-                json.append(',');
-                value(e.getValue(), json);
-                json.append(']');
-                if (entries.hasNext()) json.append(',');
+            // Entries sorted by their text, so that a map reads the same whatever its order.
+            List<String> entries = new ArrayList<>();
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+                StringBuilder entry = new StringBuilder("[");
+                value(e.getKey(), entry);
+                entry.append(',');
+                value(e.getValue(), entry);
+                entries.add(entry.append(']').toString());
             }
-            json.append(']');
+            java.util.Collections.sort(entries);
+            json.append('[').append(String.join(",", entries)).append(']');
         }
         else if (v instanceof Object[]) {
             json.append('[');
