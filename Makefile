@@ -14,7 +14,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 # core, Hadoop's minicluster) into .cache/coursier, in its one process, before any test starts.
 export PAIMON_SPARK_JARS_DIR ?= $(CURDIR)/.cache/jars
 
-.PHONY: venv jars jar wheel publish-local test test-scala test-python demo bench profile clean
+.PHONY: venv jars jar wheel publish-local test test-scala test-python differential demo bench profile clean
 
 venv: $(VENV)/.installed
 
@@ -66,6 +66,14 @@ test: jars
 	$(PYTEST) --junitxml=test-reports/pytest.xml; echo $$? > .pytest-status; wait
 	@grep -E '\*\*\* FAILED|Tests: succeeded|^\[error\]' test-reports/scala.log || true
 	$(PY) tests/support/summarize.py test-reports .scala-status .pytest-status
+
+# The randomized differential test (interop.DifferentialSuite) over more seeds and steps than make test
+# runs: each seed a table of its own layout, written, compacted and altered by us and Paimon's Java core.
+SEEDS ?= 1-200
+STEPS ?= 24
+differential: $(VENV)/.installed
+	PAIMON_DIFFERENTIAL_SEEDS=$(SEEDS) PAIMON_DIFFERENTIAL_STEPS=$(STEPS) \
+	  $(SBT) "engine/testOnly paimonspark.interop.DifferentialSuite"
 
 test-scala: $(VENV)/.installed
 	$(SBT) engine/test

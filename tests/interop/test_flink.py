@@ -152,6 +152,63 @@ def test_tables_that_look_keys_up_read_alike_whoever_wrote_and_compacted_them(sp
         assert ours(spark, f"SELECT * FROM {T.format(table)} WHERE id < 100") == want, f"us reading {table} compacted"
 
 
+ENGINES = {"dedup": "", "pu": "'merge-engine' = 'partial-update', ",
+           "agg": "'merge-engine' = 'aggregation', 'fields.n.aggregate-function' = 'sum', ",
+           "first": "'merge-engine' = 'first-row', "}
+# Every merge engine with each changelog producer but lookup (the test above), and with deletion vectors.
+MATRIX = {f"{engine}_{name}": ENGINES[engine] + options for engine in ENGINES for name, options in [
+    ("none", "'changelog-producer' = 'none'"), ("input", "'changelog-producer' = 'input'"),
+    ("full", "'changelog-producer' = 'full-compaction'"),
+    ("dv", "'changelog-producer' = 'input', 'deletion-vectors.enabled' = 'true'")]
+    if engine != "first" or name == "none"}
+COMMITS = ["(1, 'a', CAST(1 AS BIGINT)), (2, 'b', CAST(2 AS BIGINT)), (3, 'c', CAST(3 AS BIGINT))",
+           "(1, CAST(NULL AS STRING), CAST(10 AS BIGINT)), (3, 'c2', CAST(NULL AS BIGINT)), (4, 'd', CAST(4 AS BIGINT))",
+           "(2, 'b3', CAST(20 AS BIGINT)), (1, 'a3', CAST(NULL AS BIGINT))"]
+
+
+def test_every_merge_engine_and_changelog_producer_reads_alike_whoever_wrote_or_compacted_it(spark, flink):
+    """The same three commits into a table of each layout by Flink and by us; each reads all of them, and the
+    changelogs, alike; then each compacts the other's tables fully and both read them alike again."""
+    tables = [f"{side}_m_{name}" for side in ("flink", "ours") for name in MATRIX]
+    flink.run("\n".join(f"CREATE TABLE {side}_m_{name} (id INT, s STRING, n BIGINT, PRIMARY KEY (id) NOT ENFORCED) "
+                        f"WITH ('bucket' = '2', {options});" for side in ("flink", "ours") for name, options in MATRIX.items()))
+    for values in COMMITS:  # one Flink job per commit writes every table
+        flink.run("EXECUTE STATEMENT SET BEGIN " + " ".join(f"INSERT INTO flink_m_{name} VALUES {values};"
+                                                            for name in MATRIX) + " END;")
+        for name in MATRIX:
+            spark.sql(f"INSERT INTO paimon.default.ours_m_{name} VALUES {values}")
+
+    def every(query: str) -> str:
+        return " UNION ALL ".join(query.format(t=t) for t in tables)
+
+    def both_read_alike(when: str) -> list[tuple]:
+        by_flink = flink.rows(every("SELECT '{t}', id, s, n FROM {t}"))
+        assert ours(spark, every("SELECT '{t}', id, s, n FROM paimon.default.{t}")) == by_flink, when
+        return by_flink
+
+    rows = both_read_alike("as written")
+    expected = {"dedup": {(1, "a3", None), (2, "b3", 20), (3, "c2", None), (4, "d", 4)},
+                "pu": {(1, "a3", 10), (2, "b3", 20), (3, "c2", 3), (4, "d", 4)},
+                "agg": {(1, "a3", 11), (2, "b3", 22), (3, "c2", 3), (4, "d", 4)},
+                "first": {(1, "a", 1), (2, "b", 2), (3, "c", 3), (4, "d", 4)}}
+    for t in tables:
+        assert {r[1:] for r in rows if r[0] == t} == expected[t.split("_")[2]], t
+    # Java's batch scan of a table with deletion vectors skips level 0, where changelog files are: there the
+    # changes are compared by the test of streams below.
+    logged = [t for t in tables if not t.endswith(("_none", "_dv"))]
+    latest = {t: spark.sql(f"SELECT max(snapshot_id) FROM paimon.default.`{t}$snapshots`").first()[0] for t in logged}
+    by_flink = flink.rows(" UNION ALL ".join(
+        f"SELECT '{t}', * FROM `{t}$audit_log` /*+ OPTIONS('incremental-between' = '0,{latest[t]}') */" for t in logged))
+    by_us = ours(spark, " UNION ALL ".join(f"SELECT '{t}', * FROM paimon.default.`{t}$audit_log` "
+                                           f"WITH ('incremental-between' = '0,{latest[t]}')" for t in logged))
+    assert Counter(by_us) == Counter(by_flink)
+    assert {r[0] for r in by_us} == set(logged)
+    for name in MATRIX:
+        flink.run(f"CALL sys.compact(`table` => 'default.ours_m_{name}');")
+        spark.sql(f"CALL paimon.sys.compact(table => 'default.flink_m_{name}')")
+    assert both_read_alike("compacted by the other") == rows
+
+
 def test_flinks_streaming_changelog_of_our_table_is_ours(spark, flink):
     spark.sql("CREATE TABLE paimon.default.streamed (id INT, v STRING, n BIGINT) TBLPROPERTIES ('primary-key' = 'id', "
               "'bucket' = '2', 'changelog-producer' = 'lookup')")

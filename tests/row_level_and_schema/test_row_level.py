@@ -202,20 +202,23 @@ def test_merge_engines_take_what_paimon_lets_them(spark, warehouse):
         # Dropping a whole partition needs no merge: every engine takes it.
         spark.sql(f"DELETE FROM paimon.default.{name} WHERE p = 2")
         assert rows(spark.sql(f"SELECT id FROM paimon.default.{name}")) == [(1,)]
-    # A DELETE their merge engines would not apply as -D rows rewrites the files it changes, as Paimon's does, once
-    # the buckets are fully compacted: their files then hold each key once, merged.
+    # A DELETE their merge engines would not apply as -D rows rewrites the files it changes, as Paimon's does, where
+    # each key of a bucket is in one file, merged: after a compaction, or where no two files' key ranges overlap.
     for name in ("first_row", "aggregation"):
         spark.sql(f"ALTER TABLE paimon.default.{name} SET TBLPROPERTIES ('write-only' = 'true')")
-        spark.sql(f"INSERT INTO paimon.default.{name} VALUES (3, 'c', 1), (4, 'd', 1)")
+        spark.sql(f"INSERT INTO paimon.default.{name} VALUES (0, 'c', 1), (4, 'd', 1)")  # keys 0..4 meet key 1's file
         kinds = commit_kinds(warehouse, name)
         with pytest.raises(UnsupportedFeatureError, match="please use 'COMPACT' procedure first"):
-            spark.sql(f"DELETE FROM paimon.default.{name} WHERE id = 3")
+            spark.sql(f"DELETE FROM paimon.default.{name} WHERE id = 0")
         assert commit_kinds(warehouse, name) == kinds
         spark.sql(f"CALL paimon.sys.compact(table => 'default.{name}')")
-        spark.sql(f"DELETE FROM paimon.default.{name} WHERE id = 3")
+        spark.sql(f"DELETE FROM paimon.default.{name} WHERE id = 0")
         # first-row reads see level 0 only once compacted (as Paimon's): the rewrite compacts what it wrote.
         assert commit_kinds(warehouse, name)[-3:] == ({"first_row": ["COMPACT", "OVERWRITE", "COMPACT"]}
                                                       .get(name, ["APPEND", "COMPACT", "OVERWRITE"]))
+        assert rows(spark.sql(f"SELECT id, v FROM paimon.default.{name}")) == [(1, "a"), (4, "d")]
+        spark.sql(f"INSERT INTO paimon.default.{name} VALUES (7, 'g', 1)")  # a level-0 file no other file's keys meet
+        spark.sql(f"DELETE FROM paimon.default.{name} WHERE id = 7")
         assert rows(spark.sql(f"SELECT id, v FROM paimon.default.{name}")) == [(1, "a"), (4, "d")]
     # aggregation.remove-record-on-delete: a -D removes the key; a later version starts it again from the -D's values.
     spark.sql(PK_TABLE.format(name="agg_rm", bucket="1", extra=", 'merge-engine' = 'aggregation', "

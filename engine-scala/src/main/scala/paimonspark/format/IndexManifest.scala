@@ -55,7 +55,9 @@ object IndexManifestAvro {
       r.put("_FILE_NAME", e.fileName)
       r.put("_FILE_SIZE", e.fileSize)
       r.put("_ROW_COUNT", e.rowCount)
-      if (e.deletionVectors.nonEmpty) r.put("_DELETIONS_VECTORS_RANGES", e.deletionVectors.map { v =>
+      // A deletion-vectors file always lists its ranges, none included (Paimon's readers require the list:
+      // its writers leave an empty file where a bucket's last vector went); other index types have none.
+      if (e.indexType == DeletionVectorsIndex) r.put("_DELETIONS_VECTORS_RANGES", e.deletionVectors.map { v =>
         val range = new GenericData.Record(RangeSchema)
         range.put("f0", v.dataFile)
         range.put("f1", v.offset)

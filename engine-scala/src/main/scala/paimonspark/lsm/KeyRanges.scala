@@ -42,6 +42,18 @@ final class KeyRanges(keyTypes: Seq[DataType]) {
     out.result()
   }
 
+  /**
+   * Whether one bucket's `files` hold each key once, merged, so that their rows read as they are are the
+   * bucket's (Paimon's `rawConvertible` splits): all above level 0 without retractions, at one level, or
+   * at any (`anyLevel`: deletion vectors, or first-row, keep each key in one file there); else each
+   * section one file without retractions. A count of retractions not recorded counts as none, as in Paimon.
+   */
+  def oneVersionPerKey(files: Seq[DataFileMeta], anyLevel: Boolean): Boolean = {
+    def noRetractions(f: DataFileMeta) = f.deleteRowCount.forall(_ == 0L)
+    (files.forall(f => f.level > 0 && noRetractions(f)) && (anyLevel || files.map(_.level).distinct.size == 1)) ||
+      sections(files).forall(s => s.size == 1 && noRetractions(s.head))
+  }
+
   /** Whether `file`'s key range meets the key range of any of `others`. */
   def meetsAny(file: DataFileMeta, others: Seq[DataFileMeta]): Boolean = {
     val (min, max) = (minKey(file), maxKey(file))

@@ -1,7 +1,7 @@
 package paimonspark.interop
 
 import java.math.{BigDecimal => JBigDecimal}
-import java.nio.file.{Files, Path}
+import java.nio.file.{Files, Path, StandardCopyOption}
 import java.time.{Instant, LocalDateTime, ZoneOffset}
 
 import scala.jdk.CollectionConverters._
@@ -22,7 +22,7 @@ import org.apache.spark.sql.Row
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
-import paimonspark.UnsupportedFeatureException
+import paimonspark.{CorruptFileException, UnsupportedFeatureException}
 import paimonspark.spark.LocalSession
 
 /**
@@ -252,5 +252,24 @@ class PhysicalEncodingSuite extends AnyFunSuite with BeforeAndAfterAll {
     val altered = refusal("ALTER TABLE paimon.default.nanos SET TBLPROPERTIES ('file.format.per.level' = '3:avro')")
     assert(altered.getMessage.contains("column 'ts9'") && altered.getMessage.contains("TIMESTAMP(9)"), altered.getMessage)
     assert(spark.sql("SELECT * FROM paimon.default.`nanos$schemas`").count() == 1, "the schema changed")
+  }
+
+  test("a data file holding a column in another physical type than its schema says is refused, naming file and column") {
+    Seq("parquet", "orc", "avro").foreach { format =>
+      // Java writes an INT where the table's schema says TIMESTAMP(3): the file of one table put in the other's place.
+      Seq("ints" -> DataTypes.INT(), "times" -> DataTypes.TIMESTAMP(3)).foreach { case (t, tsType) =>
+        java.createTable(s"default.${t}_$format", Schema.newBuilder().column("id", DataTypes.INT()).column("ts", tsType)
+          .option("file.format", format).build())
+      }
+      java.insert(s"default.ints_$format", Seq(Int.box(1), Int.box(5)))
+      java.insert(s"default.times_$format", Seq(Int.box(1), Timestamp.fromEpochMillis(5)))
+      val target = dataFiles(s"times_$format").head
+      Files.copy(dataFiles(s"ints_$format").head, target, StandardCopyOption.REPLACE_EXISTING)
+      val e = intercept[Throwable](spark.sql(s"SELECT * FROM paimon.default.times_$format").collect())
+      val corrupt = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null)
+        .collectFirst { case c: CorruptFileException => c }.getOrElse(fail(s"$format: never a wrong value", e))
+      assert(corrupt.getMessage.contains(target.toString) && corrupt.getMessage.contains("column 'ts'") &&
+        corrupt.getMessage.contains("contradicts its table's schema"), s"$format: ${corrupt.getMessage}")
+    }
   }
 }

@@ -12,6 +12,7 @@ import org.apache.avro.util.Utf8
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector
 import org.apache.spark.sql.types._
 
+import paimonspark.format.files.FileTypeContradiction
 
 /**
  * Decodes values of an Avro schema, as Paimon's Avro writer lays out a column, straight into Spark's
@@ -58,7 +59,7 @@ final class AvroVectorDecoder(fileSchema: Schema, requested: StructType) {
 
 object AvroVectorDecoder {
   private[format] def of(schema: Schema, to: DataType, where: String): ValueDecoder = {
-    def refuse() = throw new IllegalArgumentException(s"the Avro $schema of '$where' cannot be read as ${to.sql}")
+    def refuse() = throw new FileTypeContradiction(s"column '$where' is stored as Avro $schema, which does not hold its ${to.sql}")
     (schema.getType, to) match {
       case (Type.UNION, _) => new Union(schema.getTypes.asScala.map(b =>
         if (b.getType == Type.NULL) null else of(b, to, where)).toArray)

@@ -4,13 +4,14 @@ import scala.reflect.ClassTag
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.mapred.JobConf
-import org.apache.orc.OrcConf
+import org.apache.orc.{OrcConf, OrcFile}
 import org.apache.parquet.hadoop.ParquetInputFormat
 import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.memory.MemoryMode
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, Cast, Expression}
 import org.apache.spark.sql.catalyst.util.CaseInsensitiveMap
+import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetOptions, ParquetReadSupport, ParquetWriteSupport}
 import org.apache.spark.sql.execution.datasources.orc.OrcOptions
 import org.apache.spark.sql.execution.datasources.v2.orc.OrcPartitionReaderFactory
@@ -21,6 +22,8 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.SerializableConfiguration
 
 import paimonspark.format.DataFileFormat
+import paimonspark.format.files.FileTypeContradiction
+import paimonspark.format.orc.OrcFileTypes
 
 /**
  * Spark's own (vectorized) Parquet and ORC readers, and an Avro reader of our own, set up for Paimon
@@ -79,8 +82,17 @@ object FormatReaders {
     def rowType(data: StructType) = StructType(data.fields ++ partitionSchema.fields)
     new LayoutReader(Map(
       DataFileFormat.Parquet -> new FormatReader("Parquet", parquet, new ColumnCasts(rowType(parquetRequested), parquetCasts)),
-      DataFileFormat.Orc -> new FormatReader("ORC", orc, new ColumnCasts(rowType(orcRequested), orcCasts)),
+      DataFileFormat.Orc -> new FormatReader("ORC", orc, new ColumnCasts(rowType(orcRequested), orcCasts),
+        (file, hadoop) => checkOrcTypes(file, hadoop, orcRequested)),
       DataFileFormat.Avro -> new FormatReader("Avro", avro, new ColumnCasts(rowType(requested), casts))), readerConf)
+  }
+
+  /** ORC's reader converts a column of another type than asked for: a file that does so is refused first. */
+  private def checkOrcTypes(file: PartitionedFile, hadoop: Configuration, requested: StructType): Unit = {
+    val path = file.toPath
+    val reader = OrcFile.createReader(path, OrcFile.readerOptions(hadoop).filesystem(path.getFileSystem(hadoop)))
+    try OrcFileTypes.contradiction(reader.getSchema, requested).foreach(why => throw new FileTypeContradiction(why))
+    finally reader.close()
   }
 
   /**

@@ -2,30 +2,36 @@ package paimonspark.spark.read
 
 import scala.util.control.NonFatal
 
+import org.apache.hadoop.conf.Configuration
+
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
-import org.apache.spark.sql.execution.datasources.PartitionedFile
+import org.apache.spark.sql.execution.datasources.{PartitionedFile, SchemaColumnConvertNotSupportedException}
 import org.apache.spark.sql.execution.datasources.v2.FilePartitionReaderFactory
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import paimonspark.{CorruptFileException, PaimonError}
 import paimonspark.format.DataFileFormat
+import paimonspark.format.files.FileTypeContradiction
 
 /**
  * Spark's reader of one file format, then the casts from what it reads to the read schema. A file
- * the format's reader cannot parse (damaged, truncated, or of another format than its name says)
- * fails the read with a [[CorruptFileException]] naming it.
+ * the format's reader cannot parse (damaged, truncated, or of another format than its name says), or
+ * that holds a column in a type its schema's does not map to (`check`, for a format whose reader
+ * would convert it), fails the read with a [[CorruptFileException]] naming it.
  */
-final class FormatReader(format: String, factory: FilePartitionReaderFactory, casts: ColumnCasts) extends Serializable {
+final class FormatReader(format: String, factory: FilePartitionReaderFactory, casts: ColumnCasts,
+    check: (PartitionedFile, Configuration) => Unit = (_, _) => ()) extends Serializable {
   /** Decided on the driver: Spark's factories read the session's settings, which executors cannot. */
   val columnar: Boolean = factory.supportColumnarReads(null) && casts.columnar
 
-  def rows(file: PartitionedFile): PartitionReader[InternalRow] = named(file, casts.rows(factory.buildReader(file)))
-  def batches(file: PartitionedFile): PartitionReader[ColumnarBatch] =
-    named(file, casts.batches(factory.buildColumnarReader(file)))
+  def rows(file: PartitionedFile, conf: Configuration): PartitionReader[InternalRow] =
+    named(file, conf, casts.rows(factory.buildReader(file)))
+  def batches(file: PartitionedFile, conf: Configuration): PartitionReader[ColumnarBatch] =
+    named(file, conf, casts.batches(factory.buildColumnarReader(file)))
 
-  private def named[T](file: PartitionedFile, open: => PartitionReader[T]): PartitionReader[T] = {
-    val reader = naming(file)(open)
+  private def named[T](file: PartitionedFile, conf: Configuration, open: => PartitionReader[T]): PartitionReader[T] = {
+    val reader = naming(file) { check(file, conf); open }
     new PartitionReader[T] {
       override def next(): Boolean = naming(file)(reader.next())
       override def get(): T = reader.get()
@@ -36,9 +42,19 @@ final class FormatReader(format: String, factory: FilePartitionReaderFactory, ca
   private def naming[A](file: PartitionedFile)(body: => A): A =
     try body catch {
       case e: PaimonError => throw e
-      case NonFatal(e) => throw new CorruptFileException(file.toPath.toString, e, s"Cannot read ${file.toPath} as a " +
-        s"$format data file (damaged, truncated, or not $format): ${e.getMessage}")
+      case NonFatal(e) => throw new CorruptFileException(file.toPath.toString, e, contradiction(e).map(why =>
+        s"Cannot read ${file.toPath}: its $why; the file contradicts its table's schema").getOrElse(
+        s"Cannot read ${file.toPath} as a $format data file (damaged, truncated, or not $format): ${e.getMessage}"))
     }
+
+  /** The column a file holds in a type that does not hold the schema's (Spark's Parquet reader finds it, ours others). */
+  private def contradiction(e: Throwable): Option[String] = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).collectFirst {
+    case c: SchemaColumnConvertNotSupportedException =>
+      // Its column is the path's names as a list, "[a, b]".
+      val column = c.getColumn.stripPrefix("[").stripSuffix("]").replace(", ", ".")
+      s"column '$column' is stored as Parquet ${c.getPhysicalType}, which does not hold its ${c.getLogicalType.toUpperCase}"
+    case c: FileTypeContradiction => c.getMessage
+  }
 }
 
 /**
@@ -51,13 +67,16 @@ final class LayoutReader(formats: Map[String, FormatReader], conf: ReaderConf) e
   val columnar: Boolean = formats.values.forall(_.columnar)
 
   /** The Hadoop configuration files are read with. */
-  def hadoopConf: org.apache.hadoop.conf.Configuration = conf.value.value
+  def hadoopConf: Configuration = conf.value.value
 
   private def reader(file: PartitionedFile): FormatReader = {
     val format = DataFileFormat.of(file.toPath.getName)
     formats.getOrElse(format, throw new IllegalStateException(s"no reader of $format files for ${file.toPath}"))
   }
 
-  def rows(file: PartitionedFile): PartitionReader[InternalRow] = { conf.reset(); reader(file).rows(file) }
-  def batches(file: PartitionedFile): PartitionReader[ColumnarBatch] = { conf.reset(); reader(file).batches(file) }
+  def rows(file: PartitionedFile): PartitionReader[InternalRow] = { conf.reset(); reader(file).rows(file, hadoopConf) }
+  def batches(file: PartitionedFile): PartitionReader[ColumnarBatch] = {
+    conf.reset()
+    reader(file).batches(file, hadoopConf)
+  }
 }

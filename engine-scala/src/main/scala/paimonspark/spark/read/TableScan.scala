@@ -1,5 +1,6 @@
 package paimonspark.spark.read
 
+import java.nio.ByteBuffer
 import java.util.OptionalLong
 
 import org.apache.hadoop.fs.Path
@@ -13,7 +14,8 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.unsafe.types.UTF8String
 
 import paimonspark.format.{DataField, DataFileMeta, FileIdentifier, Snapshot, SparkTypes, TableSchema}
-import paimonspark.table.{FileStoreTable, Predicate}
+import paimonspark.lsm.{KeyRanges, MergeEngineSpec}
+import paimonspark.table.{FileStoreTable, KeyLayout, Predicate}
 import paimonspark.table.scan.{DataSplit, ScanPlanner, SplitPacking}
 import paimonspark.table.write.PrimaryKeyWriter
 
@@ -165,8 +167,13 @@ abstract class TableScan(val table: FileStoreTable, required: StructType, predic
   def plannedFiles: Set[FileIdentifier] =
     splits.flatMap(s => s.files.map(f => FileIdentifier.of(s.partitionBytes, s.bucket, f))).toSet
 
-  /** The LSM levels of the planned files. */
-  def plannedLevels: Set[Int] = splits.flatMap(_.files.map(_.level)).toSet
+  /** Whether every planned bucket of a primary-key table holds each key once, merged ([[KeyRanges.oneVersionPerKey]]). */
+  def plansOneVersionPerKey: Boolean = {
+    val ranges = new KeyRanges(KeyLayout.of(table.location.toString, schema).trimmedKeys.map(schema.field(_).dataType))
+    val anyLevel = table.options.deletionVectors || MergeEngineSpec.of(table.location.toString, schema).engine == "first-row"
+    splits.groupBy(s => (ByteBuffer.wrap(s.partitionBytes), s.bucket)).values
+      .forall(bucket => ranges.oneVersionPerKey(bucket.flatMap(_.files), anyLevel))
+  }
 
   /** The schemas the planned files were written with, each read once. */
   protected lazy val plannedSchemas: Seq[TableSchema] = splits.flatMap(_.files.map(_.schemaId)).distinct.map(table.schemaWithId)

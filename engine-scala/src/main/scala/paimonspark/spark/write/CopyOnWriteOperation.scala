@@ -21,8 +21,9 @@ import paimonspark.table.write.OverwriteScope
  *
  * Also a DELETE on a primary-key table whose merge engine cannot take -D rows (first-row, and
  * aggregation or partial-update without `remove-record-on-delete`), as Paimon does it: only where
- * every file read is at the top level, where each key is in one file once and merged, so its rows
- * are the table's; the rows kept are written again as new versions, and compacted at once.
+ * each key of the buckets read is in one file once, merged, so the files' rows are the table's
+ * (`TableScan.plansOneVersionPerKey`); the rows kept are written again as new versions, and
+ * compacted at once.
  */
 final class CopyOnWriteOperation(table: SparkTable, command: Command) extends RowLevelOperation {
   private val files = new StatementScan(table.store, s"$command of ${table.name()}")
@@ -37,7 +38,7 @@ final class CopyOnWriteOperation(table: SparkTable, command: Command) extends Ro
     override def build(): Write = {
       val read = files.scan
       val store = table.store
-      if (store.isPrimaryKeyTable && read.plannedLevels.exists(_ != store.options.numLevels - 1)) {
+      if (store.isPrimaryKeyTable && !read.plansOneVersionPerKey) {
         throw new UnsupportedFeatureException(s"table ${table.name()}: $command rewrites the files of the buckets " +
           "it changes, which must be fully compacted first (its merge engine takes no -D rows): Only compacted " +
           "table can generate touched files, please use 'COMPACT' procedure first.")

@@ -203,10 +203,14 @@ object CommitChanges {
     }
   }
 
-  /** The manifest list a snapshot's changes are read from in `mode`, if it has changes in that mode. */
-  def list(s: Snapshot, mode: String): Option[String] = mode match {
+  /**
+   * The manifest list a snapshot's changes are read from in `mode`, if it has changes in that mode.
+   * As Paimon's scans pick them: a batch read of a range skips an overwrite's changelog, a stream
+   * (`streamed`) reads the changelog of every snapshot that has one.
+   */
+  def list(s: Snapshot, mode: String, streamed: Boolean = false): Option[String] = mode match {
     case ChangeScanMode.Delta => Some(s.deltaManifestList).filter(_ => s.commitKind == CommitKind.Append)
-    case ChangeScanMode.Changelog => s.changelogManifestList.filter(_ => s.commitKind != CommitKind.Overwrite)
+    case ChangeScanMode.Changelog => s.changelogManifestList.filter(_ => streamed || s.commitKind != CommitKind.Overwrite)
     case other => throw new IllegalArgumentException(s"changes are read from delta or changelog files, not '$other'")
   }
 }

@@ -116,7 +116,7 @@ final class StreamPlanner(table: FileStoreTable, readOverwrite: Boolean) {
             (ByteBuffer.wrap(split.partitionBytes), split.bucket)).toSeq.flatMap(_.files)))))
       case Some(s) =>
         val list = if (readOverwrite && s.commitKind == CommitKind.Overwrite) Some(s.deltaManifestList)
-          else CommitChanges.list(s, mode)
+          else CommitChanges.list(s, mode, streamed = true)
         Some(list.toSeq.flatMap(l => ordered(new ScanPlanner(table).planAdded(l, None)))
           .flatMap(split => split.files.map(f => StreamPiece(s, split.copy(files = Seq(f)), full = false))))
     }
