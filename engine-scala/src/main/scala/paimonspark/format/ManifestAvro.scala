@@ -165,7 +165,10 @@ object ManifestAvro {
   }
 
   private[format] def readRecords(bytes: Array[Byte]): Seq[GenericRecord] = {
-    val stream = new DataFileStream[GenericRecord](new ByteArrayInputStream(bytes), new GenericDatumReader[GenericRecord]())
+    // A GenericData of its own: Avro's shared one caches a reader per schema object for good (its weak keys are
+    // held by their values), and every file parses its schema anew, so a long-lived driver would keep them all.
+    val stream = new DataFileStream[GenericRecord](new ByteArrayInputStream(bytes),
+      new GenericDatumReader[GenericRecord](null, null, new GenericData()))
     try stream.iterator().asScala.toVector
     finally stream.close()
   }

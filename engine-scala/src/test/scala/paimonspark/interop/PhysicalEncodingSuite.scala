@@ -254,6 +254,25 @@ class PhysicalEncodingSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(spark.sql("SELECT * FROM paimon.default.`nanos$schemas`").count() == 1, "the schema changed")
   }
 
+  test("a TIMESTAMP(3) file an earlier version wrote in microseconds reads right here and is repaired by a forced compaction") {
+    // What earlier versions wrote: INT64 microseconds under a schema that says TIMESTAMP(3). Java writes such a file
+    // for TIMESTAMP(6), whose schema then says 3 digits (no statistics of the column are read here).
+    java.createTable("default.legacy", Schema.newBuilder().column("id", DataTypes.INT()).column("ts", DataTypes.TIMESTAMP(6))
+      .option("bucket", "-1").build())
+    java.insert("default.legacy", Seq(Int.box(1), ntz("2024-02-29 23:59:58.123")._1))
+    val schemaFile = warehouse.resolve("default.db").resolve("legacy").resolve("schema").resolve("schema-0")
+    Files.writeString(schemaFile, Files.readString(schemaFile).replace("\"TIMESTAMP(6)\"", "\"TIMESTAMP(3)\""))
+    val target = dataFiles("legacy").head
+    assert(physicalSchema(target).contains("int64 ts (TIMESTAMP(MICROS,false))"), physicalSchema(target))
+    val written = LocalDateTime.parse("2024-02-29T23:59:58.123")
+    assert(ourRows("legacy") == Seq(Seq(1, written)), "we read by the file's unit")
+    assert(javaRows("default.legacy") != Seq(Seq(1, written)), "Java reads by the declared precision: a wrong date")
+    spark.sql("CALL paimon.sys.compact(table => 'default.legacy', options => 'compaction.force-rewrite-all-files=true')")
+    val repaired = dataFiles("legacy").filterNot(_ == target)
+    assert(repaired.size == 1 && physicalSchema(repaired.head).contains("int64 ts (TIMESTAMP(MILLIS,false))"))
+    assert(javaRows("default.legacy") == Seq(Seq(1, written)) && ourRows("legacy") == Seq(Seq(1, written)))
+  }
+
   test("a data file holding a column in another physical type than its schema says is refused, naming file and column") {
     Seq("parquet", "orc", "avro").foreach { format =>
       // Java writes an INT where the table's schema says TIMESTAMP(3): the file of one table put in the other's place.

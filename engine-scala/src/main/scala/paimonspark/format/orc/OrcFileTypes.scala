@@ -14,24 +14,29 @@ import org.apache.spark.sql.types.{ArrayType, BinaryType, BooleanType, ByteType,
  */
 object OrcFileTypes {
   /** What the first column `file` holds differently from `requested` (matched by name, as Spark's reader does). */
-  def contradiction(file: TypeDescription, requested: StructType): Option[String] = {
-    val columns = fields(file)
-    requested.fields.iterator.flatMap(f => columns.get(f.name.toLowerCase).flatMap(of(f.name, _, f.dataType))).nextOption()
-  }
+  def contradiction(file: TypeDescription, requested: StructType): Option[String] = fields(None, file, requested)
 
-  private def fields(struct: TypeDescription): Map[String, TypeDescription] =
-    struct.getFieldNames.asScala.map(_.toLowerCase).zip(struct.getChildren.asScala).toMap
+  /** The first of `struct`'s fields that `file` holds in another type; fields it lacks (added since) are none. */
+  private def fields(path: Option[String], file: TypeDescription, struct: StructType): Option[String] = {
+    val columns = file.getFieldNames.asScala.map(_.toLowerCase).zip(file.getChildren.asScala).toMap
+    struct.fields.iterator.flatMap { f =>
+      columns.get(f.name.toLowerCase).flatMap(of(path.fold(f.name)(p => s"$p.${f.name}"), _, f.dataType))
+    }.nextOption()
+  }
 
   private def of(path: String, file: TypeDescription, wanted: DataType): Option[String] = (wanted, file.getCategory) match {
     case (a: ArrayType, Category.LIST) => of(s"$path.element", file.getChildren.get(0), a.elementType)
     case (m: MapType, Category.MAP) =>
       of(s"$path.key", file.getChildren.get(0), m.keyType).orElse(of(s"$path.value", file.getChildren.get(1), m.valueType))
-    case (s: StructType, Category.STRUCT) =>
-      val columns = fields(file)
-      s.fields.iterator.flatMap(f => columns.get(f.name.toLowerCase).flatMap(of(s"$path.${f.name}", _, f.dataType))).nextOption()
-    case (t, category) if categories(t)(category) => None
-    case (t, category) => Some(s"column '$path' is stored as ORC ${category.getName}, which does not hold its ${t.sql}")
+    case (s: StructType, Category.STRUCT) => fields(Some(path), file, s)
+    case (t @ (_: ArrayType | _: MapType | _: StructType), category) => contradicts(path, category, t)
+    // A type not listed is left to ORC's reader.
+    case (t, category) if categories(t).isEmpty || categories(t)(category) => None
+    case (t, category) => contradicts(path, category, t)
   }
+
+  private def contradicts(path: String, category: Category, t: DataType): Option[String] =
+    Some(s"column '$path' is stored as ORC ${category.getName}, which does not hold its ${t.sql}")
 
   private def categories(t: DataType): Set[Category] = t match {
     case BooleanType => Set(Category.BOOLEAN)
