@@ -12,7 +12,7 @@ import org.apache.avro.util.Utf8
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector
 import org.apache.spark.sql.types._
 
-import paimonspark.format.files.FileTypeContradiction
+import paimonspark.format.FileTypeContradiction
 
 /**
  * Decodes values of an Avro schema, as Paimon's Avro writer lays out a column, straight into Spark's

@@ -21,8 +21,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.SerializableConfiguration
 
-import paimonspark.format.DataFileFormat
-import paimonspark.format.files.FileTypeContradiction
+import paimonspark.format.{DataFileFormat, FileTypeContradiction}
 import paimonspark.format.orc.OrcFileTypes
 
 /**

@@ -11,8 +11,7 @@ import org.apache.spark.sql.execution.datasources.v2.FilePartitionReaderFactory
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import paimonspark.{CorruptFileException, PaimonError}
-import paimonspark.format.DataFileFormat
-import paimonspark.format.files.FileTypeContradiction
+import paimonspark.format.{DataFileFormat, FileTypeContradiction}
 
 /**
  * Spark's reader of one file format, then the casts from what it reads to the read schema. A file
