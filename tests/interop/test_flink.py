@@ -123,33 +123,62 @@ LOOKUP_ENGINES = {  # columns, options, three commits (Flink literals = Spark li
 }
 
 
-@pytest.mark.parametrize("engine", sorted(LOOKUP_ENGINES))
-def test_tables_that_look_keys_up_read_alike_whoever_wrote_and_compacted_them(spark, flink, engine):
-    """Three commits with the lookup producer by each side, into a top level of filler keys: Flink's and our
-    compactions merge level-0 versions into the levels between, which each side's reader takes alone."""
-    columns, options, commits, expected = LOOKUP_ENGINES[engine]
-    props = f"'bucket' = '2', 'changelog-producer' = 'lookup', {options}"
-    vectors = ", 'deletion-vectors.enabled' = 'true'" if engine == "aggregation" else ""
-    filler = ", ".join(f"({i}, {', '.join('NULL' for _ in columns.split(','))})" for i in range(100, 400))
-    for table in (f"flink_{engine}", f"ours_{engine}"):
-        flink.run(f"CREATE TABLE {table} (id INT, {columns}, PRIMARY KEY (id) NOT ENFORCED) WITH ({props}{vectors});")
-    flink_filler = ", ".join(f"({i}, {', '.join(f'CAST(NULL AS {c.split()[1]})' for c in columns.split(','))})"
-                             for i in range(100, 400))
-    flink.run(f"INSERT INTO flink_{engine} VALUES {flink_filler};")
-    spark.sql(f"INSERT INTO {T.format(f'ours_{engine}')} VALUES {filler}")
-    for values in commits:
-        flink.run(f"INSERT INTO flink_{engine} VALUES {values};")
-        spark.sql(f"INSERT INTO {T.format(f'ours_{engine}')} VALUES {values}")
-    want = sorted(expected, key=repr)
-    for table in (f"flink_{engine}", f"ours_{engine}"):
-        assert [r for r in flink.rows(f"SELECT * FROM {table} WHERE id < 100")] == want, f"Flink reading {table}"
-        assert ours(spark, f"SELECT * FROM {T.format(table)} WHERE id < 100") == want, f"us reading {table}"
-    # Each compacts the other's table fully; both still read the same rows.
-    flink.run(f"CALL sys.compact(`table` => 'default.ours_{engine}');")
-    spark.sql(f"CALL paimon.sys.compact(table => 'default.flink_{engine}')")
-    for table in (f"flink_{engine}", f"ours_{engine}"):
-        assert flink.rows(f"SELECT * FROM {table} WHERE id < 100") == want, f"Flink reading {table} compacted"
-        assert ours(spark, f"SELECT * FROM {T.format(table)} WHERE id < 100") == want, f"us reading {table} compacted"
+def every_table_as_text(names: list[str], columns: dict[str, str], prefix: str = "", where: str = "") -> str:
+    """One query over tables of different columns: each row as its table's name, then its values as text, padded
+    with nulls to the widest table's."""
+    width = max(len(c.split(",")) for c in columns.values())
+
+    def of(name: str) -> str:
+        values = ["CAST(id AS STRING)"] + [f"CAST({c.split()[0]} AS STRING)" for c in columns[name].split(",")]
+        values += ["CAST(NULL AS STRING)"] * (width + 1 - len(values))
+        return f"SELECT '{name}', {', '.join(values)} FROM {prefix}{name}{where}"
+    return " UNION ALL ".join(of(n) for n in names)
+
+
+def last_commits(spark, names: list[str]) -> set[str]:
+    """The kind of each table's latest snapshot."""
+    return {r[0] for r in spark.sql(" UNION ALL ".join(
+        f"SELECT * FROM (SELECT commit_kind FROM paimon.default.`{n}$snapshots` ORDER BY snapshot_id DESC LIMIT 1)"
+        for n in names)).collect()}
+
+
+def test_tables_that_look_keys_up_read_alike_whoever_wrote_and_compacted_them(spark, flink):
+    """Three commits with the lookup producer by each side for each merge engine, into a top level of filler
+    keys: Flink's and our compactions merge level-0 versions into the levels between, which each side's reader
+    takes alone. One Flink job writes a commit into every table, one query reads them all."""
+    tables = {f"{side}_{engine}": engine for side in ("flink", "ours") for engine in LOOKUP_ENGINES}
+    columns = {t: LOOKUP_ENGINES[e][0] for t, e in tables.items()}
+
+    def props(engine: str) -> str:
+        vectors = ", 'deletion-vectors.enabled' = 'true'" if engine == "aggregation" else ""
+        return f"'bucket' = '2', 'changelog-producer' = 'lookup', {LOOKUP_ENGINES[engine][1]}{vectors}"
+    flink.run("\n".join(f"CREATE TABLE {t} (id INT, {columns[t]}, PRIMARY KEY (id) NOT ENFORCED) WITH ({props(e)});"
+                        for t, e in tables.items()))
+
+    def filler(engine: str) -> str:  # keys with null values, as a query (Flink plans rows with casts one by one)
+        nulls = ", ".join(f"CAST(NULL AS {c.split()[1]})" for c in LOOKUP_ENGINES[engine][0].split(","))
+        return f"SELECT id, {nulls} FROM (VALUES {', '.join(f'({i})' for i in range(100, 400))}) AS f(id)"
+    for batch in [{e: filler(e) for e in LOOKUP_ENGINES}] + [{e: f"VALUES {c[2][i]}" for e, c in LOOKUP_ENGINES.items()}
+                                                             for i in range(3)]:
+        flink.run("EXECUTE STATEMENT SET BEGIN " + " ".join(f"INSERT INTO flink_{e} {q};" for e, q in batch.items())
+                  + " END;")
+        for engine, query in batch.items():
+            spark.sql(f"INSERT INTO {T.format(f'ours_{engine}')} {query}")
+    want = sorted(((t, *(None if v is None else str(v) for v in row), *([None] * (3 - len(row) + 1)))
+                   for t, e in tables.items() for row in LOOKUP_ENGINES[e][3]), key=repr)
+
+    def both_read(when: str) -> None:
+        assert flink.rows(every_table_as_text(list(tables), columns, where=" WHERE id < 100")) == want, f"Flink, {when}"
+        assert ours(spark, every_table_as_text(list(tables), columns, "paimon.default.", " WHERE id < 100")) == want, \
+            f"us, {when}"
+    both_read("as written")
+    # Each compacts the other's tables fully; both still read the same rows.
+    flink.run(f"CALL sys.compact_database(including_databases => 'default', including_tables => "
+              f"'default\\.ours_({'|'.join(LOOKUP_ENGINES)})', compact_strategy => 'full');")
+    assert last_commits(spark, [f"ours_{e}" for e in LOOKUP_ENGINES]) == {"COMPACT"}
+    for engine in LOOKUP_ENGINES:
+        spark.sql(f"CALL paimon.sys.compact(table => 'default.flink_{engine}')")
+    both_read("compacted by the other")
 
 
 ENGINES = {"dedup": "", "pu": "'merge-engine' = 'partial-update', ",
@@ -203,8 +232,10 @@ def test_every_merge_engine_and_changelog_producer_reads_alike_whoever_wrote_or_
                                            f"WITH ('incremental-between' = '0,{latest[t]}')" for t in logged))
     assert Counter(by_us) == Counter(by_flink)
     assert {r[0] for r in by_us} == set(logged)
+    flink.run("CALL sys.compact_database(including_databases => 'default', including_tables => 'default\\.ours_m_.*', "
+              "compact_strategy => 'full');")
+    assert last_commits(spark, [f"ours_m_{name}" for name in MATRIX]) == {"COMPACT"}
     for name in MATRIX:
-        flink.run(f"CALL sys.compact(`table` => 'default.ours_m_{name}');")
         spark.sql(f"CALL paimon.sys.compact(table => 'default.flink_m_{name}')")
     assert both_read_alike("compacted by the other") == rows
 
