@@ -28,10 +28,13 @@ class LayeringSuite extends AnyFunSuite {
       "table.changes" -> Set("table", "table.options", "table.scan"),
       "table.write" -> Set("table", "table.options", "table.scan", "table.history"),
       "table.compact" -> Set("table", "table.options", "table.scan", "table.write"))
-    // The format's rooms: what every format shares (types, statistics, the writer's contract), each file
-    // format's encoding, and the files room that opens a data file of any of them.
+    // The format's rooms: what every format shares (types, statistics, the writer's contract, file names),
+    // binary rows and the bucket hashes over them, the table's metadata files, each file format's encoding,
+    // and the files room that opens a data file of any of them.
     val formatRooms = Map(
       "format" -> Set[String](),
+      "format.row" -> Set("format"),
+      "format.metadata" -> Set("format", "format.row"),
       "format.parquet" -> Set("format"),
       "format.orc" -> Set("format"),
       "format.avro" -> Set("format"),

@@ -1,7 +1,7 @@
 package paimonspark.catalog
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.format.TableSchema
+import paimonspark.format.metadata.TableSchema
 import paimonspark.table.FileStoreTable
 
 /** A database as its catalog records it. Spark's reserved namespace properties map onto these fields. */

@@ -4,7 +4,8 @@ import org.apache.hadoop.fs.Path
 
 import paimonspark.{CommitConflictException, InvalidIdentifierException, PaimonException, TableNotFoundException,
   UnsupportedFeatureException}
-import paimonspark.format.{TablePaths, TableSchema}
+import paimonspark.format.TablePaths
+import paimonspark.format.metadata.TableSchema
 import paimonspark.fs.FileIO
 import paimonspark.table.FileStoreTable
 

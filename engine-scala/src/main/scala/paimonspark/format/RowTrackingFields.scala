@@ -15,7 +15,7 @@ object RowTrackingFields {
   val all: Seq[DataField] = Seq(RowId, SequenceNumber)
   val names: Set[String] = all.map(_.name).toSet
 
-  /** The columns a data file may hold: the table's, then both, which files Paimon appended lack. */
-  def fileFields(schema: TableSchema): Seq[DataField] =
-    schema.fields ++ all.map(f => f.copy(dataType = f.dataType.withNullable(true)))
+  /** The columns a data file may hold: the table's `fields`, then both, which files Paimon appended lack. */
+  def fileFields(fields: Seq[DataField]): Seq[DataField] =
+    fields ++ all.map(f => f.copy(dataType = f.dataType.withNullable(true)))
 }

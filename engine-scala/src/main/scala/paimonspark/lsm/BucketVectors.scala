@@ -2,7 +2,7 @@ package paimonspark.lsm
 
 import scala.collection.mutable
 
-import paimonspark.format.DeletionVector
+import paimonspark.format.metadata.DeletionVector
 
 /**
  * A bucket's (or an append table partition's) deletion vectors while one change is made: those its

@@ -2,7 +2,7 @@ package paimonspark.lsm
 
 import scala.collection.mutable.ArrayBuffer
 
-import paimonspark.format.DataFileMeta
+import paimonspark.format.metadata.DataFileMeta
 
 /** One step of carrying out a [[CompactUnit]]. */
 sealed trait CompactStep

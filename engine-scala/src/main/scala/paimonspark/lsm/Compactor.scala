@@ -8,7 +8,8 @@ import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, Sor
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.format.{DataField, DataFileMeta, DataFileReader, FileSource, SparkTypes}
+import paimonspark.format.{DataField, DataFileReader, SparkTypes}
+import paimonspark.format.metadata.{DataFileMeta, FileSource}
 
 /**
  * Runs one [[CompactUnit]] of a bucket as Paimon does: [[CompactSteps]] decides which files are

@@ -3,7 +3,9 @@ package paimonspark.lsm
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, InterpretedOrdering, SortOrder}
 
-import paimonspark.format.{BinaryRow, DataFileMeta, DataType, SparkTypes}
+import paimonspark.format.{DataType, SparkTypes}
+import paimonspark.format.row.BinaryRow
+import paimonspark.format.metadata.DataFileMeta
 
 /** Key ranges of data files (`_MIN_KEY`, `_MAX_KEY`), compared in the order data files are sorted by. */
 final class KeyRanges(keyTypes: Seq[DataType]) {

@@ -7,6 +7,8 @@ import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
 
 import paimonspark.format._
+import paimonspark.format.row._
+import paimonspark.format.metadata._
 import paimonspark.format.files.DataFiles
 import paimonspark.format.parquet.DictionaryVerdicts
 import paimonspark.fs.FileIO

@@ -6,7 +6,8 @@ import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, Sor
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.format.{DataFileMeta, DataFileReader, DeletionVector}
+import paimonspark.format.DataFileReader
+import paimonspark.format.metadata.{DataFileMeta, DeletionVector}
 
 /** Where a lookup found a key: the file, the row's position in it, and a copy of the row. */
 final case class LookupHit(file: String, position: Long, row: InternalRow)

@@ -5,7 +5,8 @@ import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, Des
 import org.apache.spark.sql.types.{DataType, StructType}
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
-import paimonspark.format.{AtomicType, SparkTypes, TableSchema}
+import paimonspark.format.{AtomicType, SparkTypes}
+import paimonspark.format.metadata.TableSchema
 
 /**
  * A table's merge engine and its options, resolved and checked once on the driver (at CREATE, and

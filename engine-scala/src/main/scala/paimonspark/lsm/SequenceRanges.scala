@@ -1,6 +1,6 @@
 package paimonspark.lsm
 
-import paimonspark.format.DataFileMeta
+import paimonspark.format.metadata.DataFileMeta
 
 /**
  * The `_SEQUENCE_NUMBER` ranges of data files. A key occurs at most once per file, so when every two

@@ -1,6 +1,6 @@
 package paimonspark.lsm
 
-import paimonspark.format.DataFileMeta
+import paimonspark.format.metadata.DataFileMeta
 
 /**
  * A sorted run of one bucket: files whose key ranges do not overlap. Every level-0 file is a run of

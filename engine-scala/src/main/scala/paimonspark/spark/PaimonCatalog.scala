@@ -16,7 +16,8 @@ import paimonspark.{InvalidIdentifierException, InvalidOptionException, StorageE
   UnsupportedFeatureException}
 import paimonspark.catalog.{Catalog, FileSystemCatalog}
 import paimonspark.catalog.hive.{MetastoreCatalog, MetastoreSettings}
-import paimonspark.format.{TablePaths, TableSchema}
+import paimonspark.format.TablePaths
+import paimonspark.format.metadata.TableSchema
 import paimonspark.fs.FileIO
 import paimonspark.spark.catalog.{PaimonFunctions, SessionFileIO, TableChanges, TableLoading, TableName, WithPaimonCatalog}
 import paimonspark.spark.procedures.{PaimonProcedures, ProcedureTableName}

@@ -7,7 +7,8 @@ import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.{MetadataBuilder, StructField, StructType}
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.format.{DataField, SparkTypes, TableSchema}
+import paimonspark.format.{DataField, SparkTypes}
+import paimonspark.format.metadata.TableSchema
 import paimonspark.table.schema.SchemaChanges
 
 /** Turns Spark's CREATE TABLE arguments into a Paimon schema, and a schema back into Spark's view. */

@@ -3,7 +3,9 @@ package paimonspark.table
 import org.apache.spark.sql.catalyst.InternalRow
 
 import paimonspark.InvalidOptionException
-import paimonspark.format.{AtomicType, BinaryRowWriter, BucketHash, DataType, HiveBucketHash, SparkTypes, TableSchema, TypeRoot}
+import paimonspark.format.{AtomicType, DataType, SparkTypes, TypeRoot}
+import paimonspark.format.row.{BinaryRowWriter, BucketHash, HiveBucketHash}
+import paimonspark.format.metadata.TableSchema
 
 /**
  * Paimon's `bucket-function.type`, how a fixed-bucket table maps a row's bucket key to a bucket:

@@ -1,7 +1,7 @@
 package paimonspark.table
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.format.{Snapshot, TableSchema}
+import paimonspark.format.metadata.{Snapshot, TableSchema}
 
 /**
  * What a table's catalog adds to the table's own commits, as Paimon's `CatalogEnvironment` does: a

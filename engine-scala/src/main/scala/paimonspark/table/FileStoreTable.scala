@@ -4,8 +4,9 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.InternalRow
 
 import paimonspark.TableNotFoundException
-import paimonspark.format.{BinaryRow, DataFileMeta, DeletionFile, IndexFileEntry, LevelFormats, PartitionPath, Snapshot,
-  TablePaths, TableSchema}
+import paimonspark.format.{LevelFormats, PartitionPath, TablePaths}
+import paimonspark.format.row.BinaryRow
+import paimonspark.format.metadata.{DataFileMeta, DeletionFile, IndexFileEntry, Snapshot, TableSchema}
 import paimonspark.fs.FileIO
 import paimonspark.lsm.DataFileSettings
 

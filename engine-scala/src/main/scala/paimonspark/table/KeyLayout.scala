@@ -1,7 +1,8 @@
 package paimonspark.table
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
-import paimonspark.format.{AtomicType, TableSchema, TypeRoot}
+import paimonspark.format.{AtomicType, TypeRoot}
+import paimonspark.format.metadata.TableSchema
 import paimonspark.lsm.MergeEngineSpec
 
 /**

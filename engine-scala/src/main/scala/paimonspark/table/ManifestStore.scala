@@ -6,6 +6,8 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 
 import paimonspark.PaimonException
 import paimonspark.format._
+import paimonspark.format.row._
+import paimonspark.format.metadata._
 import paimonspark.fs.FileIO
 
 /**

@@ -3,7 +3,8 @@ package paimonspark.table
 import java.nio.charset.StandardCharsets.UTF_8
 
 import paimonspark.TableNotFoundException
-import paimonspark.format.{SchemaJson, TablePaths, TableSchema}
+import paimonspark.format.TablePaths
+import paimonspark.format.metadata.{SchemaJson, TableSchema}
 import paimonspark.fs.FileIO
 import paimonspark.table.options.PaimonOptions
 

@@ -4,7 +4,8 @@ import java.nio.charset.StandardCharsets.UTF_8
 
 import org.apache.hadoop.fs.Path
 
-import paimonspark.format.{Snapshot, SnapshotJson, TablePaths}
+import paimonspark.format.TablePaths
+import paimonspark.format.metadata.{Snapshot, SnapshotJson}
 import paimonspark.fs.FileIO
 
 /**

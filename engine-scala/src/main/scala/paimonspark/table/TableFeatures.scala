@@ -2,6 +2,7 @@ package paimonspark.table
 
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format._
+import paimonspark.format.metadata._
 import paimonspark.format.files.UnwritableColumns
 import paimonspark.table.options.{Access, PaimonOptions}
 

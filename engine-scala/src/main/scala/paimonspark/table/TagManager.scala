@@ -4,7 +4,8 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.time.{Duration, LocalDateTime}
 
 import paimonspark.{InvalidOptionException, TagNotFoundException, VersionAlreadyExistsException}
-import paimonspark.format.{Snapshot, TablePaths, Tag, TagJson}
+import paimonspark.format.TablePaths
+import paimonspark.format.metadata.{Snapshot, Tag, TagJson}
 import paimonspark.fs.FileIO
 
 /**

@@ -14,7 +14,7 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.{CorruptFileException, InvalidOptionException, UnsupportedFeatureException}
-import paimonspark.format.DeletionVector
+import paimonspark.format.metadata.DeletionVector
 import paimonspark.spark.LocalSession
 
 /**

@@ -13,7 +13,7 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.format.DeletionVector
+import paimonspark.format.metadata.DeletionVector
 import paimonspark.spark.LocalSession
 
 /**

@@ -2,7 +2,8 @@ package paimonspark.lsm
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import paimonspark.format.{BinaryRow, DataFileMeta, FileSource, SimpleStats}
+import paimonspark.format.row.BinaryRow
+import paimonspark.format.metadata.{DataFileMeta, FileSource, SimpleStats}
 import paimonspark.lsm.CompactStep.{Rewrite, Upgrade}
 
 /** How a compaction unit is carried out, on hand-made key sections: which files are merged, which only move up. */

@@ -7,7 +7,8 @@ import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
-import paimonspark.format.{DataField, DataTypes, TableSchema}
+import paimonspark.format.{DataField, DataTypes}
+import paimonspark.format.metadata.TableSchema
 
 /** The partial-update and aggregation engines on hand-made histories of one key. */
 class MergeEnginesSuite extends AnyFunSuite {

@@ -3,7 +3,9 @@ package paimonspark.lsm
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.scalatest.funsuite.AnyFunSuite
 
-import paimonspark.format.{BinaryRow, DataFileMeta, DataTypes, FileSource, SimpleStats}
+import paimonspark.format.DataTypes
+import paimonspark.format.row.BinaryRow
+import paimonspark.format.metadata.{DataFileMeta, FileSource, SimpleStats}
 
 /** Sequence ranges of hand-made files with an INT key. */
 class SequenceRangesSuite extends AnyFunSuite {

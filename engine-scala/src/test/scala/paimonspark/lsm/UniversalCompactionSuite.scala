@@ -2,7 +2,8 @@ package paimonspark.lsm
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import paimonspark.format.{BinaryRow, DataFileMeta, FileSource, SimpleStats}
+import paimonspark.format.row.BinaryRow
+import paimonspark.format.metadata.{DataFileMeta, FileSource, SimpleStats}
 
 /** The universal picker on hand-made buckets: runs given newest first as (level, size). */
 class UniversalCompactionSuite extends AnyFunSuite {

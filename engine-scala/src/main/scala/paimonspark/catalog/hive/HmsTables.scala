@@ -4,7 +4,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.hive.metastore.api.{Database => HiveDatabase, FieldSchema, SerDeInfo, StorageDescriptor, Table}
 
-import paimonspark.format.{DataField, TableSchema}
+import paimonspark.format.DataField
+import paimonspark.format.metadata.TableSchema
 import paimonspark.table.TableOptions
 
 /**

@@ -9,8 +9,8 @@ import org.apache.hadoop.security.UserGroupInformation
 import paimonspark.{CommitConflictException, InvalidIdentifierException, MetastoreException, PaimonException,
   TableNotFoundException}
 import paimonspark.catalog.{Catalog, Database, FileSystemCatalog}
-import paimonspark.format.{ArrayType, AtomicType, DataField, DataType, MapType, MultisetType, RowType, TablePaths,
-  TableSchema}
+import paimonspark.format.{ArrayType, AtomicType, DataField, DataType, MapType, MultisetType, RowType, TablePaths}
+import paimonspark.format.metadata.TableSchema
 import paimonspark.fs.FileIO
 import paimonspark.table.FileStoreTable
 

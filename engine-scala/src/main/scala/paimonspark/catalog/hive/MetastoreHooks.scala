@@ -7,7 +7,8 @@ import org.apache.hadoop.hive.metastore.api.{EnvironmentContext, NoSuchObjectExc
 import org.apache.hadoop.hive.metastore.api.Table
 
 import paimonspark.InvalidOptionException
-import paimonspark.format.{PartitionPath, Snapshot, TableSchema}
+import paimonspark.format.PartitionPath
+import paimonspark.format.metadata.{Snapshot, TableSchema}
 import paimonspark.table.{CatalogHooks, FileStoreTable}
 
 /**

@@ -7,8 +7,8 @@ import org.apache.parquet.io.PositionOutputStream
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
 
-import paimonspark.format.{ArrayType, AtomicType, DataField, DataFileWriter, DataType, FileStats, FileWriteSpec, MapType,
-  MultisetType, RowStats, RowType, SparkTypes, TypeRoot}
+import paimonspark.format.{ArrayType, AtomicType, DataField, DataFileWriter, DataType, FileStats, FileWriteSpec,
+  MapType, MultisetType, RowStats, RowType, SparkTypes, TypeRoot}
 
 /**
  * Writes one Avro data file as Paimon's Avro writer does: its record schema ([[AvroSchema]]), rows

@@ -16,8 +16,8 @@ import org.apache.spark.sql.types.{ArrayType => SparkArrayType, BinaryType, Bool
   DateType, DecimalType, DoubleType, FloatType, IntegerType, LongType, MapType => SparkMapType, ShortType, StringType,
   StructType, TimestampNTZType, TimestampType}
 
-import paimonspark.format.{ArrayType, AtomicType, DataField, DataFileWriter, DataType, DataTypes, FileStats, FileWriteSpec, MapType,
-  MultisetType, NestedFieldIds, RowStats, RowType, SparkTypes, TypeRoot}
+import paimonspark.format.{ArrayType, AtomicType, DataField, DataFileWriter, DataType, DataTypes, FileStats,
+  FileWriteSpec, MapType, MultisetType, NestedFieldIds, RowStats, RowType, SparkTypes, TypeRoot}
 
 
 /**

@@ -4,7 +4,8 @@ import org.apache.parquet.io.api.{Binary, RecordConsumer}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
 
-import paimonspark.format.{ArrayType, AtomicType, DataField, DataType, DataTypes, MapType, MultisetType, RowType, TypeRoot}
+import paimonspark.format.{ArrayType, AtomicType, DataField, DataType, DataTypes, MapType, MultisetType, RowType,
+  TypeRoot}
 
 /**
  * Writes rows of Paimon fields (values as Spark holds them) through Parquet's record assembly, in

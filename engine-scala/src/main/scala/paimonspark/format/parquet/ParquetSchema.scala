@@ -5,8 +5,8 @@ import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName._
 import org.apache.parquet.schema.Type.Repetition
 
-import paimonspark.format.{ArrayType, AtomicType, DataField, DataType, DataTypes, MapType, MultisetType, NestedFieldIds, RowType,
-  TypeRoot}
+import paimonspark.format.{ArrayType, AtomicType, DataField, DataType, DataTypes, MapType, MultisetType, NestedFieldIds,
+  RowType, TypeRoot}
 
 /**
  * The Parquet schema of a data file holding Paimon fields, as Paimon's Parquet writer lays it out

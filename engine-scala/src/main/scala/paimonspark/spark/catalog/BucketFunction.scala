@@ -7,7 +7,7 @@ import org.apache.spark.sql.connector.catalog.functions.{BoundFunction, Reducer,
   UnboundFunction}
 import org.apache.spark.sql.types.{DataType, DateType, IntegerType, LongType, StructField, StructType}
 
-import paimonspark.format.BucketHash
+import paimonspark.format.row.BucketHash
 import paimonspark.table.BucketFunctionType
 
 /**

@@ -4,7 +4,8 @@ import org.apache.spark.sql.connector.catalog.TableChange
 import org.apache.spark.sql.connector.catalog.TableChange.{ColumnPosition, First => SparkFirst, After => SparkAfter}
 
 import paimonspark.{SchemaChangeException, UnsupportedFeatureException}
-import paimonspark.format.{DataType, DataTypes, SparkTypes, TableSchema}
+import paimonspark.format.{DataType, DataTypes, SparkTypes}
+import paimonspark.format.metadata.TableSchema
 import paimonspark.spark.{ColumnDefaults, SparkSchemas}
 import paimonspark.table.TableOptions
 import paimonspark.table.schema.SchemaChange

@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
 import paimonspark.{InvalidOptionException, SnapshotNotFoundException}
-import paimonspark.format.Snapshot
+import paimonspark.format.metadata.Snapshot
 import paimonspark.table.FileStoreTable
 import paimonspark.table.history.Rollback
 import paimonspark.table.scan.TimeTravel

@@ -8,7 +8,8 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import paimonspark.format.{DeletionFile, KeyValueFields, SparkTypes, TableSchema}
+import paimonspark.format.{KeyValueFields, SparkTypes}
+import paimonspark.format.metadata.{DeletionFile, TableSchema}
 import paimonspark.fs.HadoopConf
 import paimonspark.lsm.KeyValue
 import paimonspark.table.FileStoreTable

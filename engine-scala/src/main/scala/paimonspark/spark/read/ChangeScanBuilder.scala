@@ -3,7 +3,7 @@ package paimonspark.spark.read
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.format.Snapshot
+import paimonspark.format.metadata.Snapshot
 import paimonspark.spark.SparkSchemas
 import paimonspark.table.{FileStoreTable, Predicate}
 import paimonspark.table.changes.{CommitChanges, SnapshotDiff}

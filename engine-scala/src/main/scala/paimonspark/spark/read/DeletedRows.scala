@@ -9,7 +9,7 @@ import org.apache.spark.sql.connector.read.PartitionReader
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
 import paimonspark.CorruptFileException
-import paimonspark.format.{DeletionFile, DeletionVector}
+import paimonspark.format.metadata.{DeletionFile, DeletionVector}
 
 /**
  * The rows of a data file its deletion vector does not mark: positions counted from the file's first

@@ -8,7 +8,8 @@ import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.connector.read._
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.format.{DataFileMeta, DataFileReader, SparkTypes}
+import paimonspark.format.{DataFileReader, SparkTypes}
+import paimonspark.format.metadata.DataFileMeta
 import paimonspark.lsm.{IntegralKey, KeyValue, MergeEngineSpec, SortedRunMerge}
 import paimonspark.table.{FileStoreTable, KeyLayout}
 import paimonspark.table.changes.BucketDiff

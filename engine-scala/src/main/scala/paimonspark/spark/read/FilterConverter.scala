@@ -5,7 +5,8 @@ import org.apache.spark.sql.sources
 import org.apache.spark.sql.types.Decimal
 import org.apache.spark.unsafe.types.UTF8String
 
-import paimonspark.format.{AtomicType, TableSchema, TypeRoot}
+import paimonspark.format.{AtomicType, TypeRoot}
+import paimonspark.format.metadata.TableSchema
 import paimonspark.table.Predicate
 import paimonspark.table.Predicate._
 

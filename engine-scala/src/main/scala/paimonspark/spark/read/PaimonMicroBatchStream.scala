@@ -4,7 +4,7 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFacto
 import org.apache.spark.sql.connector.read.streaming._
 
 import paimonspark.InvalidOptionException
-import paimonspark.format.Json
+import paimonspark.format.metadata.Json
 import paimonspark.spark.{SparkSchemas, SparkTable}
 import paimonspark.table.FileStoreTable
 import paimonspark.table.changes.{StreamPiece, StreamPlanner, StreamPosition}

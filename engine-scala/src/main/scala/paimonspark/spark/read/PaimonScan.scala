@@ -6,7 +6,8 @@ import org.apache.spark.sql.connector.read._
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.format.{DataFileMeta, SparkTypes}
+import paimonspark.format.SparkTypes
+import paimonspark.format.metadata.DataFileMeta
 import paimonspark.table.{FileStoreTable, Predicate}
 import paimonspark.table.scan.DataSplit
 

@@ -3,7 +3,8 @@ package paimonspark.spark.read
 import org.apache.spark.sql.types.{ArrayType => SArray, DataType => SType, IntegerType, MapType => SMap, StructField,
   StructType, TimestampType}
 
-import paimonspark.format.{ArrayType, AtomicType, DataField, DataType, MapType, MultisetType, RowType, SparkTypes, TypeRoot}
+import paimonspark.format.{ArrayType, AtomicType, DataField, DataType, MapType, MultisetType, RowType, SparkTypes,
+  TypeRoot}
 
 /**
  * Parquet timestamps as Spark's Parquet reader can give them. Paimon writes TIMESTAMP(p) columns of

@@ -7,7 +7,8 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import paimonspark.format.{DataField, DataFileMeta, KeyValueFields, SparkTypes}
+import paimonspark.format.{DataField, KeyValueFields, SparkTypes}
+import paimonspark.format.metadata.DataFileMeta
 import paimonspark.lsm.{KeyRanges, KeyValue, MergeEngineSpec, SequenceRanges}
 import paimonspark.table.{FileStoreTable, KeyLayout, Predicate}
 import paimonspark.table.scan.DataSplit

@@ -4,7 +4,7 @@ import org.apache.spark.sql.connector.read.{ScanBuilder, SupportsPushDownFilters
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.format.TableSchema
+import paimonspark.format.metadata.TableSchema
 import paimonspark.table.Predicate
 
 /**

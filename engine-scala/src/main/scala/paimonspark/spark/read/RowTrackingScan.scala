@@ -9,7 +9,8 @@ import org.apache.spark.sql.execution.datasources.v2.FilePartitionReaderFactory
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{LongType, StructType}
 
-import paimonspark.format.{DataField, DataFileMeta, RowTrackingFields, SparkTypes}
+import paimonspark.format.{DataField, RowTrackingFields, SparkTypes}
+import paimonspark.format.metadata.{DataFileMeta, TableSchema}
 import paimonspark.table.{FileStoreTable, Predicate}
 
 /**
@@ -33,15 +34,16 @@ final class RowTrackingScan(table: FileStoreTable, required: StructType, filters
       RowTrackingReaderFactory.MaxSequenceKey -> file.maxSequenceNumber)
 
   override protected def readDataFields: Seq[DataField] =
-    SparkTypes.prune(RowTrackingFields.fileFields(schema), readDataSchema)
+    SparkTypes.prune(RowTrackingFields.fileFields(schema.fields), readDataSchema)
 
   override def planInputPartitions(): Array[InputPartition] =
     filePartitions(splits.flatMap(split => split.files.map(split -> _))).toArray
 
   override protected def readerFactory(): PartitionReaderFactory = {
     val partitions = SparkTypes.physical(readPartitionSchema)
-    val files = new SchemaRoutingFactory(SchemaReaders.build(table, readDataFields, RowTrackingFields.fileFields,
-      partitions, Nil, plannedSchemas), positions = true)
+    val fileFields = (s: TableSchema) => RowTrackingFields.fileFields(s.fields)
+    val files = new SchemaRoutingFactory(SchemaReaders.build(table, readDataFields, fileFields, partitions, Nil, plannedSchemas),
+      positions = true)
     new RowTrackingReaderFactory(files, StructType(SparkTypes.physical(readDataSchema) ++ partitions))
   }
 }

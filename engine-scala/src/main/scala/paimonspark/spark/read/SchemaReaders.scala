@@ -11,7 +11,8 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import paimonspark.format.{DataField, DeletionFile, DeletionVector, FileView, KeyValueFields, SparkTypes, TableSchema}
+import paimonspark.format.{DataField, FileView, KeyValueFields, SparkTypes}
+import paimonspark.format.metadata.{DeletionFile, DeletionVector, TableSchema}
 import paimonspark.table.{FileStoreTable, KeyLayout}
 
 /**

@@ -13,7 +13,8 @@ import org.apache.spark.sql.execution.datasources.{FilePartition, PartitionedFil
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.unsafe.types.UTF8String
 
-import paimonspark.format.{DataField, DataFileMeta, FileIdentifier, Snapshot, SparkTypes, TableSchema}
+import paimonspark.format.{DataField, SparkTypes}
+import paimonspark.format.metadata.{DataFileMeta, FileIdentifier, Snapshot, TableSchema}
 import paimonspark.lsm.{KeyRanges, MergeEngineSpec}
 import paimonspark.table.{FileStoreTable, KeyLayout, Predicate}
 import paimonspark.table.scan.{DataSplit, ScanPlanner, SplitPacking}

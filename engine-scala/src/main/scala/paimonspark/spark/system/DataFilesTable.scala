@@ -5,7 +5,7 @@ import scala.util.Try
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
-import paimonspark.format.{DataFileMeta, TableSchema}
+import paimonspark.format.metadata.{DataFileMeta, TableSchema}
 import paimonspark.table.{FileStoreTable, KeyLayout}
 import paimonspark.table.scan.ScanPlanner
 

@@ -2,7 +2,7 @@ package paimonspark.spark.system
 
 import org.apache.spark.sql.types._
 
-import paimonspark.format.{DataFileMeta, TableSchema}
+import paimonspark.format.metadata.{DataFileMeta, TableSchema}
 import paimonspark.table.FileStoreTable
 
 /** `t$file_key_ranges`: the live data files with their key ranges and first row id, without `$files`' stats. */

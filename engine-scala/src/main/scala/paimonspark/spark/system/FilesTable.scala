@@ -8,7 +8,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.GenericArrayData
 import org.apache.spark.sql.types._
 
-import paimonspark.format.{BinaryRow, DataFileMeta, FileSource, TableSchema}
+import paimonspark.format.row.BinaryRow
+import paimonspark.format.metadata.{DataFileMeta, FileSource, TableSchema}
 import paimonspark.table.FileStoreTable
 
 /** `t$files`: the live data files with their value stats, sequence numbers, origin and columns. */

@@ -5,7 +5,8 @@ import org.apache.spark.sql.catalyst.expressions.{Cast, Literal}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StringType
 
-import paimonspark.format.{BinaryRow, DataType, SparkTypes}
+import paimonspark.format.{DataType, SparkTypes}
+import paimonspark.format.row.BinaryRow
 
 /**
  * Partition rows, keys and stats as Paimon's system tables print them: a row cast to a string is

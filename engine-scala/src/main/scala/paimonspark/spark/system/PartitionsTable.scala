@@ -5,7 +5,7 @@ import java.time.{Instant, LocalDateTime, ZoneOffset}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
-import paimonspark.format.DataFileMeta
+import paimonspark.format.metadata.DataFileMeta
 import paimonspark.table.FileStoreTable
 import paimonspark.table.scan.ScanPlanner
 

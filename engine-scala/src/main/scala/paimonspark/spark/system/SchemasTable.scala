@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
-import paimonspark.format.SchemaJson
+import paimonspark.format.metadata.SchemaJson
 import paimonspark.table.FileStoreTable
 
 /** `t$schemas`: every schema version, with its fields, keys and options as JSON text. */

@@ -13,7 +13,8 @@ import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjecti
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.types.StructType
 
-import paimonspark.format.{DataFileMeta, SparkTypes, TablePaths}
+import paimonspark.format.{SparkTypes, TablePaths}
+import paimonspark.format.metadata.DataFileMeta
 import paimonspark.spark.read.{BucketColumn, PrimaryKeyScan}
 import paimonspark.table.{BucketFunctionType, FileStoreTable}
 import paimonspark.table.scan.ScanPlanner

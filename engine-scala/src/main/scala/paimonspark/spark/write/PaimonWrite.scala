@@ -10,7 +10,8 @@ import org.apache.spark.sql.connector.write._
 import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
 
 import paimonspark.{CommitConflictException, UnsupportedFeatureException}
-import paimonspark.format.{ManifestEntry, SnapshotJson, TablePaths}
+import paimonspark.format.TablePaths
+import paimonspark.format.metadata.{ManifestEntry, SnapshotJson}
 import paimonspark.spark.SparkTable
 import paimonspark.spark.catalog.{BucketFunction, PaimonFunctions}
 import paimonspark.table.{BucketFunctionType, KeyLayout, TableOptions}

@@ -2,7 +2,7 @@ package paimonspark.spark.write
 
 import org.apache.spark.sql.connector.expressions.filter.{AlwaysTrue, Predicate => SparkPredicate}
 
-import paimonspark.format.TableSchema
+import paimonspark.format.metadata.TableSchema
 import paimonspark.spark.read.{FilterConverter, V2Filters}
 import paimonspark.table.Predicate
 import paimonspark.table.write.OverwriteScope

@@ -8,7 +8,8 @@ import org.apache.spark.sql.paimon.TableFrames
 import org.apache.spark.sql.types.{IntegerType, StructField, StructType}
 
 import paimonspark.{InvalidOptionException, SnapshotNotFoundException, UnsupportedFeatureException}
-import paimonspark.format.{FileIdentifier, TablePaths}
+import paimonspark.format.TablePaths
+import paimonspark.format.metadata.FileIdentifier
 import paimonspark.spark.{SparkSchemas, SparkTable}
 import paimonspark.spark.catalog.BucketFunction
 import paimonspark.table.{FileStoreTable, KeyLayout, Predicate, TableFeatures, TableOptions}

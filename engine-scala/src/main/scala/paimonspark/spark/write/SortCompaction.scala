@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.RowOrdering
 import org.apache.spark.sql.paimon.TableFrames
 
 import paimonspark.InvalidOptionException
-import paimonspark.format.{FileIdentifier, Snapshot}
+import paimonspark.format.metadata.{FileIdentifier, Snapshot}
 import paimonspark.spark.{SparkSchemas, SparkTable}
 import paimonspark.table.{FileStoreTable, Predicate, TableFeatures}
 import paimonspark.table.scan.{DataSplit, ScanPlanner}

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.CatalystTypeConverters
 import org.apache.spark.sql.connector.write.DataWriterFactory
 import org.apache.spark.sql.functions.lit
 
-import paimonspark.format.{ManifestEntry, SnapshotJson}
+import paimonspark.format.metadata.{ManifestEntry, SnapshotJson}
 import paimonspark.spark.SparkSchemas
 import paimonspark.table.{FileStoreTable, Predicate}
 import paimonspark.table.write.{IndexChange, OverwriteScope, TableCommit}

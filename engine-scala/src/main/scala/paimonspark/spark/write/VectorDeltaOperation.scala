@@ -12,7 +12,7 @@ import org.apache.spark.sql.connector.write.{DataWriter, DeltaBatchWrite, DeltaW
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import paimonspark.format.FileIdentifier
+import paimonspark.format.metadata.FileIdentifier
 import paimonspark.spark.SparkTable
 import paimonspark.spark.read.{FilePathColumn, PaimonScan, RowIndexColumn}
 import paimonspark.table.write.{AppendVectors, OverwriteScope, WrittenFiles}

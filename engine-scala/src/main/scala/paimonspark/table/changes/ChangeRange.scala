@@ -3,7 +3,7 @@ package paimonspark.table.changes
 import java.time.{Instant, ZoneId}
 
 import paimonspark.{InvalidOptionException, SnapshotNotFoundException}
-import paimonspark.format.{CommitKind, Snapshot}
+import paimonspark.format.metadata.{CommitKind, Snapshot}
 import paimonspark.table.{FileStoreTable, Predicate}
 import paimonspark.table.AutoTagPeriods
 import paimonspark.table.options.ChangelogProducer

@@ -4,7 +4,7 @@ import java.nio.ByteBuffer
 
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 
-import paimonspark.format.{DataFileMeta, Snapshot}
+import paimonspark.format.metadata.{DataFileMeta, Snapshot}
 import paimonspark.lsm.{KeyRanges, MergeEngineSpec}
 import paimonspark.table.{FileStoreTable, KeyLayout, Predicate}
 import paimonspark.table.scan.ScanPlanner

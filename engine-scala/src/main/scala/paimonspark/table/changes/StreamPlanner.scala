@@ -4,7 +4,8 @@ import java.nio.ByteBuffer
 import java.time.{Instant, ZoneId}
 
 import paimonspark.{InvalidOptionException, SchemaMismatchException, SnapshotNotFoundException, UnsupportedFeatureException}
-import paimonspark.format.{CommitKind, DataFileMeta, FileKind, Snapshot, TablePaths}
+import paimonspark.format.TablePaths
+import paimonspark.format.metadata.{CommitKind, DataFileMeta, FileKind, Snapshot}
 import paimonspark.table.{FileStoreTable, TableOptions}
 import paimonspark.table.options.ChangelogProducer
 import paimonspark.table.scan.{DataSplit, ScanMode, ScanPlanner, TimeTravel}

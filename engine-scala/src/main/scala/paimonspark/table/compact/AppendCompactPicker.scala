@@ -2,7 +2,7 @@ package paimonspark.table.compact
 
 import scala.collection.mutable.ArrayBuffer
 
-import paimonspark.format.DataFileMeta
+import paimonspark.format.metadata.DataFileMeta
 import paimonspark.table.TableOptions
 
 /**

@@ -4,7 +4,8 @@ import java.nio.ByteBuffer
 
 import org.apache.spark.sql.catalyst.InternalRow
 
-import paimonspark.format.{DataFileMeta, DataFileReader, DeletionFile, FileKind, FileSource, ManifestEntry}
+import paimonspark.format.DataFileReader
+import paimonspark.format.metadata.{DataFileMeta, DeletionFile, FileKind, FileSource, ManifestEntry}
 import paimonspark.table.{FileStoreTable, Predicate}
 import paimonspark.table.scan.ScanPlanner
 import paimonspark.table.write.{AppendBuckets, AppendVectors, AppendWriter, TableCommit}

@@ -2,7 +2,8 @@ package paimonspark.table.compact
 
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
 
-import paimonspark.format.{DataFileMeta, DataFileReader, FileKind, ManifestEntry, SparkTypes, TablePaths}
+import paimonspark.format.{DataFileReader, SparkTypes, TablePaths}
+import paimonspark.format.metadata.{DataFileMeta, FileKind, ManifestEntry}
 import paimonspark.lsm.KeyValue
 import paimonspark.table.{FileStoreTable, Predicate, TableOptions}
 import paimonspark.table.scan.ScanPlanner

@@ -1,7 +1,8 @@
 package paimonspark.table.compact
 
 import paimonspark.UnsupportedFeatureException
-import paimonspark.format.{DataFileMeta, DataFileReader, DeletionFile, FileKind, IndexManifestAvro, ManifestEntry}
+import paimonspark.format.DataFileReader
+import paimonspark.format.metadata.{DataFileMeta, DeletionFile, FileKind, IndexManifestAvro, ManifestEntry}
 import paimonspark.lsm.{BucketVectors, ChangelogSettings, CompactUnit, Compactor, MergeEngineSpec, SortedRun}
 import paimonspark.table.{FileStoreTable, KeyLayout, Predicate}
 import paimonspark.table.options.ChangelogProducer

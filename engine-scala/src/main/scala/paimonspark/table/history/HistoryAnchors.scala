@@ -1,6 +1,7 @@
 package paimonspark.table.history
 
-import paimonspark.format.{Snapshot, TablePaths}
+import paimonspark.format.TablePaths
+import paimonspark.format.metadata.Snapshot
 import paimonspark.table.{FileStoreTable, SnapshotManager, TagManager}
 
 /**

@@ -1,6 +1,6 @@
 package paimonspark.table.history
 
-import paimonspark.format.Snapshot
+import paimonspark.format.metadata.Snapshot
 import paimonspark.table.FileStoreTable
 
 /**

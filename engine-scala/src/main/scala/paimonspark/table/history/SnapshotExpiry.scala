@@ -2,7 +2,7 @@ package paimonspark.table.history
 
 import org.apache.hadoop.fs.Path
 
-import paimonspark.format.{FileSource, ManifestEntry}
+import paimonspark.format.metadata.{FileSource, ManifestEntry}
 import paimonspark.table.{ExpireConfig, FileStoreTable}
 import paimonspark.table.options.ChangelogProducer
 

@@ -6,7 +6,7 @@ import scala.collection.mutable
 
 import org.apache.hadoop.fs.Path
 
-import paimonspark.format.{FileKind, ManifestEntry, ManifestFileMeta, Snapshot}
+import paimonspark.format.metadata.{FileKind, ManifestEntry, ManifestFileMeta, Snapshot}
 import paimonspark.table.FileStoreTable
 
 /**

@@ -2,7 +2,7 @@ package paimonspark.table.history
 
 import java.time.{Instant, LocalDateTime, ZoneId}
 
-import paimonspark.format.Snapshot
+import paimonspark.format.metadata.Snapshot
 import paimonspark.table.{AutoTagPeriods, FileStoreTable, TableOptions}
 
 /**

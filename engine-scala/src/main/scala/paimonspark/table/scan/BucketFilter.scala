@@ -2,7 +2,7 @@ package paimonspark.table.scan
 
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 
-import paimonspark.format.TableSchema
+import paimonspark.format.metadata.TableSchema
 import paimonspark.table.{BucketFunctionType, KeyLayout, Predicate, TableOptions}
 
 /**

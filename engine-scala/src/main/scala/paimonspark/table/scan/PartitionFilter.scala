@@ -3,7 +3,8 @@ package paimonspark.table.scan
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 
-import paimonspark.format.{SparkTypes, TableSchema}
+import paimonspark.format.SparkTypes
+import paimonspark.format.metadata.TableSchema
 import paimonspark.table.{ColumnRange, Predicate, RangeFilter, ValueOrdering}
 
 /**

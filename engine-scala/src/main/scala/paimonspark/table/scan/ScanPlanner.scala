@@ -6,6 +6,8 @@ import scala.util.Try
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 
 import paimonspark.format._
+import paimonspark.format.row._
+import paimonspark.format.metadata._
 import paimonspark.table.{ColumnRange, FileStoreTable, Predicate, TableFeatures}
 import paimonspark.table.options.Access
 import paimonspark.table.schema.StatsWidening

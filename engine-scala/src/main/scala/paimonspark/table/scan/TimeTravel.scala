@@ -6,7 +6,7 @@ import java.time.format.DateTimeFormatter
 import scala.util.Try
 
 import paimonspark.{InvalidOptionException, SnapshotNotFoundException}
-import paimonspark.format.{CommitKind, Snapshot}
+import paimonspark.format.metadata.{CommitKind, Snapshot}
 import paimonspark.table.FileStoreTable
 
 /** A point of a table's history to read, as Paimon's `scan.*` options and SQL's `AS OF` name one. */

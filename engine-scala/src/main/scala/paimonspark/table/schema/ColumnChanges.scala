@@ -1,7 +1,8 @@
 package paimonspark.table.schema
 
 import paimonspark.SchemaChangeException
-import paimonspark.format.{ArrayType, DataField, DataType, MapType, MultisetType, RowType, TableSchema}
+import paimonspark.format.{ArrayType, DataField, DataType, MapType, MultisetType, RowType}
+import paimonspark.format.metadata.TableSchema
 import paimonspark.table.schema.SchemaChange._
 
 /**

@@ -1,7 +1,8 @@
 package paimonspark.table.schema
 
 import paimonspark.{CommitConflictException, InvalidOptionException, UnsupportedFeatureException}
-import paimonspark.format.{AtomicType, DataField, DataTypes, TablePaths, TableSchema}
+import paimonspark.format.{AtomicType, DataField, DataTypes, TablePaths}
+import paimonspark.format.metadata.TableSchema
 import paimonspark.lsm.MergeEngineSpec
 import paimonspark.table.{FileStoreTable, KeyLayout, TableFeatures, TableOptions}
 import paimonspark.table.options.PaimonOptions

@@ -2,7 +2,7 @@ package paimonspark.table.write
 
 import java.nio.ByteBuffer
 
-import paimonspark.format.{DeletionFile, DeletionVector, IndexManifestAvro, Snapshot}
+import paimonspark.format.metadata.{DeletionFile, DeletionVector, IndexManifestAvro, Snapshot}
 import paimonspark.lsm.BucketVectors
 import paimonspark.table.FileStoreTable
 

@@ -8,6 +8,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{UnsafeProjection, UnsafeRow}
 
 import paimonspark.format._
+import paimonspark.format.row._
+import paimonspark.format.metadata._
 import paimonspark.format.files.DataFiles
 import paimonspark.table.FileStoreTable
 

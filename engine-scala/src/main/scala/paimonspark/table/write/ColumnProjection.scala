@@ -2,7 +2,8 @@ package paimonspark.table.write
 
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
 
-import paimonspark.format.{SparkTypes, TableSchema}
+import paimonspark.format.SparkTypes
+import paimonspark.format.metadata.TableSchema
 
 /** Projects a row of a table's columns, in the order its writers receive them, onto some of those columns. */
 object ColumnProjection {

@@ -12,6 +12,8 @@ import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
 
 import paimonspark.InvalidDataException
 import paimonspark.format._
+import paimonspark.format.row._
+import paimonspark.format.metadata._
 import paimonspark.lsm.{DataFileSettings, KeyValue, KeyValueFileWriter, MergeEngineSpec, SortedRunMerge}
 import paimonspark.table.{FileStoreTable, KeyLayout}
 import paimonspark.table.options.ChangelogProducer

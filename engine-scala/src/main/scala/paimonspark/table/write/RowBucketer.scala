@@ -8,6 +8,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 
 import paimonspark.format._
+import paimonspark.format.row._
+import paimonspark.format.metadata._
 import paimonspark.table.{BucketFunctionType, FileStoreTable, KeyLayout}
 
 /** How a write puts rows into buckets; planned on the driver. */

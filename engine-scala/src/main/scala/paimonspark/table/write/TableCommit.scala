@@ -4,6 +4,8 @@ import java.nio.ByteBuffer
 
 import paimonspark.{CommitConflictException, InvalidDataException}
 import paimonspark.format._
+import paimonspark.format.row._
+import paimonspark.format.metadata._
 import paimonspark.lsm.KeyRanges
 import paimonspark.table.{FileStoreTable, KeyLayout, ManifestStore, Predicate, TableOptions}
 import paimonspark.table.scan.PartitionFilter

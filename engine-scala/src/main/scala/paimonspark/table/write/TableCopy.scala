@@ -1,7 +1,9 @@
 package paimonspark.table.write
 
 import paimonspark.SchemaMismatchException
-import paimonspark.format.{BinaryRow, FileKind, FileNamer, IndexFileEntry, ManifestEntry, Snapshot, TablePaths, TableSchema}
+import paimonspark.format.{FileNamer, TablePaths}
+import paimonspark.format.row.BinaryRow
+import paimonspark.format.metadata.{FileKind, IndexFileEntry, ManifestEntry, Snapshot, TableSchema}
 import paimonspark.table.{FileStoreTable, Predicate}
 import paimonspark.table.scan.PartitionFilter
 

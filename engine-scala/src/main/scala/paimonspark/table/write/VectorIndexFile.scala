@@ -1,7 +1,8 @@
 package paimonspark.table.write
 
-import paimonspark.format.{DeletionVector, DeletionVectorIndexFile, FileKind, FileNamer, IndexFileEntry, IndexManifestAvro,
-  TablePaths}
+import paimonspark.format.{FileNamer, TablePaths}
+import paimonspark.format.metadata.{DeletionVector, DeletionVectorIndexFile, FileKind, IndexFileEntry,
+  IndexManifestAvro}
 import paimonspark.table.FileStoreTable
 
 /** Writes the deletion vectors of one (partition, bucket) into a new index file of the table's `index/` directory. */

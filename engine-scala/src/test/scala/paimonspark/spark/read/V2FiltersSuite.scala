@@ -6,7 +6,8 @@ import org.apache.spark.sql.sources
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
-import paimonspark.format.{DataField, DataTypes, TableSchema}
+import paimonspark.format.{DataField, DataTypes}
+import paimonspark.format.metadata.TableSchema
 import paimonspark.table.{Predicate => P}
 
 class V2FiltersSuite extends AnyFunSuite {

@@ -5,7 +5,7 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.CommitConflictException
-import paimonspark.format.CommitKind
+import paimonspark.format.metadata.CommitKind
 import paimonspark.fs.{FileIO, HadoopConf}
 import paimonspark.spark.LocalSession
 import paimonspark.spark.read.SparkFileReader

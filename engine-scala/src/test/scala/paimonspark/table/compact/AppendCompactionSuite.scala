@@ -3,7 +3,8 @@ package paimonspark.table.compact
 import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.InvalidOptionException
-import paimonspark.format.{BinaryRow, DataFileMeta, FileSource, SimpleStats}
+import paimonspark.format.row.BinaryRow
+import paimonspark.format.metadata.{DataFileMeta, FileSource, SimpleStats}
 import paimonspark.table.TableOptions
 
 /** The append-table picker on hand-made partitions: files given in commit order by their sizes. */

@@ -9,6 +9,9 @@ import org.apache.paimon.options.{ConfigOption, MemorySize => PaimonMemorySize}
 import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.{InvalidOptionException, UnsupportedFeatureException}
+import paimonspark.format.{DataField, DataTypes, TablePaths}
+import paimonspark.format.metadata.TableSchema
+import paimonspark.fs.{FileIO, HadoopConf}
 import paimonspark.table.{FileStoreTable, TableFeatures, TableOptions}
 
 /**
@@ -127,10 +130,9 @@ class OptionCensusSuite extends AnyFunSuite {
 
   test("a table another engine gave a refused value is refused exactly the access the value would change") {
     val location = new org.apache.hadoop.fs.Path(java.nio.file.Files.createTempDirectory("census").toUri)
-    val io = new paimonspark.fs.FileIO(new paimonspark.fs.HadoopConf(new org.apache.hadoop.conf.Configuration()))
-    def table(options: Map[String, String]) = new FileStoreTable(io, new paimonspark.format.TablePaths(location),
-      paimonspark.format.TableSchema(0, Seq(paimonspark.format.DataField(0, "a", paimonspark.format.DataTypes.int)), 0,
-        Nil, Nil, options, None, 0L))
+    val io = new FileIO(new HadoopConf(new org.apache.hadoop.conf.Configuration()))
+    def table(options: Map[String, String]) = new FileStoreTable(io, new TablePaths(location),
+      TableSchema(0, Seq(DataField(0, "a", DataTypes.int)), 0, Nil, Nil, options, None, 0L))
     PaimonOptions.All.filter(o => o.scope.table && o.support.isInstanceOf[Support.Refused]).foreach { o =>
       val carrying = table(Map(o.key -> otherValue(o)))
       Seq(Access.Read, Access.Write).foreach { access =>

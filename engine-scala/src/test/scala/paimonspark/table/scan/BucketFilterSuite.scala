@@ -3,7 +3,8 @@ package paimonspark.table.scan
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
-import paimonspark.format.{DataField, DataTypes, TableSchema}
+import paimonspark.format.{DataField, DataTypes}
+import paimonspark.format.metadata.TableSchema
 import paimonspark.table.Predicate
 
 /** Which buckets a filter can reach, on a table keyed by (k BIGINT, s STRING) in 4 buckets. */

@@ -9,6 +9,8 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.CommitConflictException
 import paimonspark.format._
+import paimonspark.format.row._
+import paimonspark.format.metadata._
 import paimonspark.fs.{FileIO, HadoopConf, MotoServer}
 import paimonspark.table.FileStoreTable
 

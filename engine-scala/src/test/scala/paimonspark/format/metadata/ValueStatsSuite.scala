@@ -1,6 +1,8 @@
-package paimonspark.format
+package paimonspark.format.metadata
 
 import org.scalatest.funsuite.AnyFunSuite
+
+import paimonspark.format.StatsMode
 
 class ValueStatsSuite extends AnyFunSuite {
   test("stats modes parse as Paimon spells them") {

@@ -1,7 +1,9 @@
-package paimonspark.format
+package paimonspark.format.metadata
 
 import java.nio.ByteBuffer
 import java.time.{LocalDateTime, ZoneOffset}
+
+import paimonspark.format.row.BinaryRow
 
 /**
  * Min, max and null counts of some columns (`SimpleStats`). Min and max are serialized BinaryRows

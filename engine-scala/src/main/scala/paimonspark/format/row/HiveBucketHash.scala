@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.row
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._

@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.row
 
 import java.time.{LocalDateTime, ZoneOffset}
 
@@ -6,6 +6,8 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.types.Decimal
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
+
+import paimonspark.format.DataTypes
 
 /** The worked examples of the format notes (§5.2), byte for byte, and round trips. */
 class BinaryRowSuite extends AnyFunSuite {

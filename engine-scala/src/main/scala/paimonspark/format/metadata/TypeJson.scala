@@ -1,9 +1,11 @@
-package paimonspark.format
+package paimonspark.format.metadata
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 
 import scala.jdk.CollectionConverters._
+
+import paimonspark.format.{ArrayType, AtomicType, DataField, DataType, MapType, MultisetType, RowType, TypeRoot}
 
 /** Paimon's JSON form of data types and fields (`DataTypeJsonParser`, `DataField` serializer). */
 object TypeJson {

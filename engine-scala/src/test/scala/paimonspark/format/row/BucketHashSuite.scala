@@ -1,8 +1,10 @@
-package paimonspark.format
+package paimonspark.format.row
 
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
+
+import paimonspark.format.{DataType, DataTypes}
 
 /** The test vectors of the format notes (§10.1), computed by pypaimon 2.1.0's port of Java's function. */
 class BucketHashSuite extends AnyFunSuite {

@@ -1,8 +1,10 @@
-package paimonspark.format
+package paimonspark.format.metadata
 
 import com.fasterxml.jackson.databind.JsonNode
 
 import scala.jdk.CollectionConverters._
+
+import paimonspark.format.{DataField, DataType}
 
 /** One version of a table's schema: the content of `schema/schema-<id>`. */
 final case class TableSchema(

@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.metadata
 
 import java.io.ByteArrayOutputStream
 
@@ -6,6 +6,8 @@ import org.apache.avro.Schema
 import org.apache.avro.file.DataFileWriter
 import org.apache.avro.generic.{GenericData, GenericDatumWriter, GenericRecord}
 import org.scalatest.funsuite.AnyFunSuite
+
+import paimonspark.format.row.BinaryRow
 
 class ManifestAvroSuite extends AnyFunSuite {
   private val stats = SimpleStats(BinaryRow.EmptySerialized, BinaryRow.EmptySerialized, Some(Seq(Some(1L), None)))

@@ -1,8 +1,10 @@
-package paimonspark.format
+package paimonspark.format.row
 
 import java.nio.{ByteBuffer, ByteOrder}
 
 import org.apache.spark.sql.catalyst.InternalRow
+
+import paimonspark.format.{AtomicType, DataType, TypeRoot}
 
 /**
  * Writes fields of rows in [[BinaryRow]]'s layout into one buffer it reuses: the writer of every

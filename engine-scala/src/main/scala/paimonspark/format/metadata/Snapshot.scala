@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.metadata
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode

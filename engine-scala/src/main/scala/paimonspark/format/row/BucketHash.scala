@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.row
 
 /**
  * Paimon's default bucket function: MurmurHash3 (x86, 32-bit) with seed 42 over the bytes of the

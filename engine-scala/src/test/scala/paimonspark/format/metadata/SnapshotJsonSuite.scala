@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.metadata
 
 import org.scalatest.funsuite.AnyFunSuite
 

@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.metadata
 
 import java.math.BigDecimal
 import java.time.{Duration, LocalDateTime}

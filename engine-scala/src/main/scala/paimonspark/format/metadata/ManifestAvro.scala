@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.metadata
 
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream}
 import java.nio.ByteBuffer

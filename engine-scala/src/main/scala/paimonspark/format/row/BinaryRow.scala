@@ -1,4 +1,4 @@
-package paimonspark.format
+package paimonspark.format.row
 
 import java.math.{BigInteger, BigDecimal => JBigDecimal}
 import java.nio.{ByteBuffer, ByteOrder}
@@ -7,6 +7,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.types.Decimal
 import org.apache.spark.unsafe.types.UTF8String
+
+import paimonspark.format.{AtomicType, DataType, TypeRoot}
 
 /**
  * Paimon's BinaryRow: the byte layout of partition values, keys and stats rows in manifests.

@@ -1,6 +1,8 @@
-package paimonspark.format
+package paimonspark.format.metadata
 
 import org.scalatest.funsuite.AnyFunSuite
+
+import paimonspark.format.{ArrayType, DataField, DataTypes, MapType, RowType}
 
 class SchemaJsonSuite extends AnyFunSuite {
   private val nested = RowType(Seq(DataField(3, "x", DataTypes.int), DataField(4, "y", DataTypes.string)), nullable = true)
