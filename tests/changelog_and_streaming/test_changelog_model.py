@@ -100,7 +100,7 @@ def test_changes_between_settled_snapshots_rebuild_the_later_state(spark, produc
         for end in settled[i + 1:]:
             if not any(start < o <= end for o in overwrites):
                 assert replay(start, end) == states[end], (name, start, end)
-    check_diffs(spark, name, latest)
+    check_diffs(spark, name, latest, states)
     # A range read holds exactly the changes of the commits in it.
     middle = settled[len(settled) // 2]
     for start, end in [(settled[0], settled[-1]), (settled[0], middle), (middle, settled[-1])]:
@@ -119,13 +119,20 @@ def test_changes_between_settled_snapshots_rebuild_the_later_state(spark, produc
         assert sorted(got, key=str) == sorted(expected, key=str), (name, start, end)
 
 
-def check_diffs(spark, name: str, latest: int) -> None:
+def check_diffs(spark, name: str, latest: int, known: dict[int, dict[int, tuple]]) -> None:
     """Diff reads (`incremental-between-scan-mode` = diff) compare two states, settled or not: each -U/-D is the
-    earlier state's row, each +I a key it lacks, and applying them gives the later state."""
+    earlier state's row, each +I a key it lacks, and applying them gives the later state. `known`: states read
+    already, by snapshot id (each other state is read once)."""
     ids = list(range(latest + 1))
     pairs = list(zip(ids, ids[1:]))[::3] + [(0, latest), (ids[len(ids) // 2], latest)]
+
+    def state_of(sid: int) -> dict[int, tuple]:
+        if sid not in known:
+            known[sid] = state_at(spark, name, sid)
+        return known[sid]
+
     for start, end in pairs:
-        before, after = state_at(spark, name, start), state_at(spark, name, end)
+        before, after = state_of(start), state_of(end)
         df = spark.read.option("incremental-between", f"{start},{end}").option("incremental-between-scan-mode", "diff")
         got = [tuple(r) for r in df.table(f"paimon.default.`{name}$audit_log`").select("rowkind", "id", "v", "w").collect()]
         state = dict(before)

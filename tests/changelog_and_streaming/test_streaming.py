@@ -253,7 +253,7 @@ def test_a_batch_replayed_after_the_driver_died_is_not_committed_twice(spark, so
     # Commits publish snapshot files with link(2); strace holds the worker in the first one's return for a minute,
     # once the snapshot is on disk, and the worker is killed there: after the sink committed micro-batch 0 to the
     # table, before Spark wrote it to the checkpoint's commit log.
-    held = ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=link,linkat",
+    held = ["strace", "-f", "-qq", "--seccomp-bpf", "-o", "/dev/null", "-e", "trace=link,linkat",
             "-e", "inject=link,linkat:delay_exit=60000000"]
     worker = subprocess.Popen(held + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     first_snapshot = table_dir(warehouse, "sink_once") / "snapshot" / "snapshot-1"

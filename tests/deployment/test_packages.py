@@ -1,25 +1,19 @@
 """The engine as Spark users add a connector: `--packages` Maven coordinates resolved from a local Maven
 repository (`make publish-local` publishes to ~/.m2; `make test` to the checkout's own, which the tests
-resolve from alone), with nothing but the engine jar fetched."""
+resolve from alone), with nothing but the engine jar fetched. spark-submit --packages itself runs the
+standalone cluster's job (test_standalone_cluster)."""
 
 from __future__ import annotations
 
 import sys
 import xml.etree.ElementTree as ET
 import zipfile
-from pathlib import Path
 
-from pypaimon import CatalogFactory
-
-from deploy_util import (ARTIFACT, CLUSTER_JOB, COORDINATES, GROUP, SPARK_HOME, catalog_conf, conf_flags, ivy_conf,
-                         job_result, published_pom, run_tool, spark_env)
+from deploy_util import (ARTIFACT, COORDINATES, GROUP, SPARK_HOME, catalog_conf, conf_flags, ivy_conf, published_pom,
+                         resolved_jars, run_tool, spark_env)
 from paimon_spark import __version__
 
 POM = "{http://maven.apache.org/POM/4.0.0}"
-
-
-def resolved_jars(tmp_path: Path) -> list[str]:
-    return sorted(p.name for p in (tmp_path / "ivy" / "jars").glob("*.jar"))
 
 
 def test_the_pom_declares_nothing_but_provided_runtime_and_the_versions_agree():
@@ -34,19 +28,6 @@ def test_the_pom_declares_nothing_but_provided_runtime_and_the_versions_agree():
     jar = published_pom().with_suffix(".jar")
     manifest = zipfile.ZipFile(jar).read("META-INF/MANIFEST.MF").decode()
     assert f"Implementation-Version: {__version__}" in manifest
-
-
-def test_spark_submit_packages_runs_a_sql_job_on_local_mode(tmp_path):
-    warehouse = tmp_path / "warehouse"
-    done = run_tool([SPARK_HOME / "bin" / "spark-submit", "--master", "local[2]", "--packages", COORDINATES,
-                     *conf_flags(ivy_conf(tmp_path)), *catalog_conf(warehouse), CLUSTER_JOB, "--executors", "0"],
-                    spark_env(), tmp_path)
-    assert resolved_jars(tmp_path) == [f"{GROUP}_{ARTIFACT}-{__version__}.jar"]
-    result = job_result(done.stdout)
-    assert (result["events_count"], result["users_count"], result["users_visits"]) == (20000, 5000, 7500)
-    table = CatalogFactory.create({"warehouse": str(warehouse)}).get_table("cluster.users")
-    builder = table.new_read_builder()
-    assert builder.new_read().to_arrow(builder.new_scan().plan().splits())["visits"].to_pylist().count(2) == 2500
 
 
 SQL_ONLY = """

@@ -15,8 +15,9 @@ from typing import Iterator
 import pytest
 from pypaimon import CatalogFactory
 
-from deploy_util import (CLUSTER_JOB, COORDINATES, DOCKER_BIN, conf_flags, free_port, ivy_conf, job_result,
-                         published_pom, run_tool, spark_env)
+from deploy_util import (ARTIFACT, CLUSTER_JOB, COORDINATES, DOCKER_BIN, GROUP, conf_flags, free_port, ivy_conf,
+                         job_result, published_pom, resolved_jars, run_tool, spark_env)
+from paimon_spark import __version__
 
 
 class Cluster:
@@ -78,6 +79,7 @@ def test_a_sql_job_runs_across_two_worker_jvms(cluster, tmp_path):
                                  "--conf spark.executor.cores=1 --conf spark.cores.max=2 --conf spark.ui.enabled=false "
                                  "--conf spark.driver.host=127.0.0.1")
     done = run_tool([DOCKER_BIN / "submit.sh", CLUSTER_JOB, "--executors", "2"], env, tmp_path, timeout=400)
+    assert resolved_jars(tmp_path) == [f"{GROUP}_{ARTIFACT}-{__version__}.jar"]  # the engine alone, nothing else
     result = job_result(done.stdout)
     assert result["executors"] == 2
     # Each worker ran an executor of the job in its own work directory.

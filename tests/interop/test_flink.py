@@ -225,7 +225,8 @@ def test_every_merge_engine_and_changelog_producer_reads_alike_whoever_wrote_or_
     # Java's batch scan of a table with deletion vectors skips level 0, where changelog files are: there the
     # changes are compared by the test of streams below.
     logged = [t for t in tables if not t.endswith(("_none", "_dv"))]
-    latest = {t: spark.sql(f"SELECT max(snapshot_id) FROM paimon.default.`{t}$snapshots`").first()[0] for t in logged}
+    latest = dict(tuple(r) for r in spark.sql(" UNION ALL ".join(
+        f"SELECT '{t}', max(snapshot_id) FROM paimon.default.`{t}$snapshots`" for t in logged)).collect())
     by_flink = flink.rows(" UNION ALL ".join(
         f"SELECT '{t}', * FROM `{t}$audit_log` /*+ OPTIONS('incremental-between' = '0,{latest[t]}') */" for t in logged))
     by_us = ours(spark, " UNION ALL ".join(f"SELECT '{t}', * FROM paimon.default.`{t}$audit_log` "

@@ -65,6 +65,11 @@ def published_pom() -> Path:
     return pom
 
 
+def resolved_jars(tmp_path: Path) -> list[str]:
+    """The jars a `--packages` resolution into `ivy_conf(tmp_path)`'s folder fetched."""
+    return sorted(p.name for p in (tmp_path / "ivy" / "jars").glob("*.jar"))
+
+
 def ivy_conf(tmp_path: Path, ivy_cache: Optional[Path] = None) -> dict[str, str]:
     """Spark settings that resolve `--packages` into a fresh Ivy folder of the test's own, from one place
     only: the checkout's Maven repository (the engine, as ~/.m2 serves `make publish-local`'s), or with

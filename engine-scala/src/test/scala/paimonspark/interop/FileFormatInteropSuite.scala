@@ -77,13 +77,13 @@ class FileFormatInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
     java.createTable(name, Schema.newBuilder().column("id", DataTypes.INT()).column("name", DataTypes.STRING())
       .option("file.format", "avro").build())
     // Names that do not compress: the file holds many Avro blocks.
-    java.insert(name, (1 to 30000).map(i => Seq(i, UUID.nameUUIDFromBytes(BigInt(i).toByteArray).toString)): _*)
-    val cut = spark.read.options(Map("source.split.target-size" -> "64 kb", "source.split.open-file-cost" -> "1 kb"))
+    java.insert(name, (1 to 8000).map(i => Seq(i, UUID.nameUUIDFromBytes(BigInt(i).toByteArray).toString)): _*)
+    val cut = spark.read.options(Map("source.split.target-size" -> "16 kb", "source.split.open-file-cost" -> "1 kb"))
       .table(s"paimon.$name")
     val size = ours("SELECT file_size_in_bytes FROM paimon.default.`avro_big$files`")
     assert(cut.rdd.getNumPartitions >= 4, s"files of $size bytes")
-    assert(cut.selectExpr("count(*)", "count(DISTINCT id)", "sum(id)").collect().head.toSeq == Seq(30000L, 30000L,
-      (1 to 30000).map(_.toLong).sum))
+    assert(cut.selectExpr("count(*)", "count(DISTINCT id)", "sum(id)").collect().head.toSeq == Seq(8000L, 8000L,
+      (1 to 8000).map(_.toLong).sum))
   }
 
   /** A value as Java's reader gives it (JavaPaimon.plain): dates as epoch days, instants as UTC wall clocks. */
@@ -238,7 +238,7 @@ class FileFormatInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
       "'parquet.compression' = 'snappy')")
     Seq("parquet_defaults", "parquet_tuned").foreach { t =>
       spark.sql(s"INSERT INTO paimon.default.$t SELECT id, CAST(id % 5 AS INT), sha2(CAST(id AS STRING), 256) " +
-        "FROM range(20000)")
+        "FROM range(5000)")
     }
     val Seq((groups, plain)) = parquetLayout("parquet_defaults")
     assert(groups == 1 && plain("low") == (("ZSTD", true, false, 1)) && plain("s")._1 == "ZSTD", plain)
@@ -248,7 +248,7 @@ class FileFormatInteropSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(firstGroup("low")._1 == "SNAPPY" && firstGroup("low")._2 && !firstGroup("s")._2 && !firstGroup("k")._2, firstGroup)
     assert(firstGroup("k")._3 && !firstGroup("s")._3 && firstGroup("k")._4 > 1, firstGroup)
     assert(java.rows("default.parquet_tuned") == ours("SELECT * FROM paimon.default.parquet_tuned"))
-    assert(ours("SELECT count(*), count(DISTINCT s) FROM paimon.default.parquet_tuned") == Seq(Seq(20000L, 20000L)))
+    assert(ours("SELECT count(*), count(DISTINCT s) FROM paimon.default.parquet_tuned") == Seq(Seq(5000L, 5000L)))
     val e = intercept[InvalidOptionException](spark.sql("ALTER TABLE paimon.default.parquet_tuned SET TBLPROPERTIES " +
       "('parquet.enable.dictionary' = 'no')"))
     assert(e.option == "parquet.enable.dictionary", e.getMessage)

@@ -136,11 +136,11 @@ class ReadPackingSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   test("files read as they are are cut across tasks where no merge needs them whole") {
     sql("CREATE TABLE paimon.default.big (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
-    sql("INSERT INTO paimon.default.big SELECT CAST(id AS INT), sha2(CAST(id AS STRING), 256) FROM range(20000)")
+    sql("INSERT INTO paimon.default.big SELECT CAST(id AS INT), sha2(CAST(id AS STRING), 256) FROM range(5000)")
     sql("CALL paimon.sys.compact(table => 'default.big')")
     val file = sql("SELECT file_size_in_bytes FROM paimon.default.`big$files`").collect().map(_.getLong(0)).toSeq
-    assert(file.size == 1 && file.head > 600000, s"one compacted file of more than 600 KB: $file")
-    val cut = spark.read.options(Map("source.split.target-size" -> "256 kb", "source.split.open-file-cost" -> "1 kb"))
+    assert(file.size == 1 && file.head > 150000, s"one compacted file of more than 150 KB: $file")
+    val cut = spark.read.options(Map("source.split.target-size" -> "64 kb", "source.split.open-file-cost" -> "1 kb"))
       .table("paimon.default.`big$ro`")
     assert(tasks(cut) >= 3)
     assert(rows(cut) == rows(spark.table("paimon.default.big")))
