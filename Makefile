@@ -50,7 +50,8 @@ publish-local: $(VENV)/.installed
 # Scala unit tests and pytest suites; ends with one line "N passed, N failed".
 # The jar sets are resolved first. One sbt packages the jar, publishes it to the checkout's own Maven
 # repository, target/maven-repository (the --packages tests resolve it there, not in ~/.m2), resolves
-# Flink with Paimon's Flink connector for the Flink tests (target/flink-oracle.classpath), says so
+# Flink with Paimon's Flink connector for the Flink tests (target/flink-oracle.classpath) and Paimon's REST
+# catalog server for the REST tests (target/rest-oracle.classpath), says so
 # (`announceJar`, a file) and goes on to compile and run the Scala suites, beside two
 # pytest workers that start at that signal: each worker alone leaves a core idle a quarter of the time
 # (its JVMs start and wait), and a second sbt would load the build again. The Scala log is in
@@ -58,7 +59,7 @@ publish-local: $(VENV)/.installed
 PYTEST := $(PY) -m pytest tests -q -n 2
 test: jars
 	rm -rf test-reports .scala-status .pytest-status .jar-ready && mkdir -p test-reports
-	($(SBT) engine/package engine/publish flinkOracle/writeClasspath announceJar engine/test > test-reports/scala.log 2>&1; \
+	($(SBT) engine/package engine/publish flinkOracle/writeClasspath restOracle/writeClasspath announceJar engine/test > test-reports/scala.log 2>&1; \
 	  echo $$? > .scala-status) & \
 	until [ -e .jar-ready ] || [ -e .scala-status ]; do sleep 1; done; \
 	if [ ! -e .jar-ready ]; then cat test-reports/scala.log; exit 1; fi; \
@@ -79,7 +80,7 @@ test-scala: $(VENV)/.installed
 	$(SBT) engine/test
 
 test-python: $(JAR) jars
-	$(SBT) engine/publish flinkOracle/writeClasspath
+	$(SBT) engine/publish flinkOracle/writeClasspath restOracle/writeClasspath
 	$(PYTEST)
 
 demo: $(JAR)

@@ -113,30 +113,42 @@ lazy val engine = (project in file("engine-scala"))
       "-u", ((ThisBuild / baseDirectory).value / "test-reports" / "scala").getPath)
   )
 
-// Apache Flink 2.0.0 with Apache Paimon's Flink connector: a test oracle that reads and writes our
-// tables in a JVM of its own (tests/support/FlinkSql.java). A project apart, so that nothing else
-// resolves it or has it on a classpath; `writeClasspath` lists its jars for the tests.
+// Test oracles that run in JVMs of their own: projects apart, so that nothing else resolves them or has them
+// on a classpath; `writeClasspath` lists each one's jars in target/<file> for the tests that start them.
 val writeClasspath = taskKey[File]("writes the project's runtime classpath to target/<project>.classpath")
 
-lazy val flinkOracle = (project in file("target/flink-oracle-project"))
+def oracle(id: String, classpathFile: String, dependencies: Seq[ModuleID]): Project =
+  Project(id, file(s"target/$id-project"))
   .settings(
     autoScalaLibrary := false,
     crossPaths := false,
     publish / skip := true,
-    libraryDependencies ++= Seq("flink-table-api-java-bridge", "flink-table-planner-loader", "flink-table-runtime",
-      "flink-clients", "flink-connector-files", "flink-connector-datagen").map("org.apache.flink" % _ % "2.0.0") ++ Seq(
-      // Shaded: Paimon's core, formats and connector inside; its declared dependencies are all inside too.
-      ("org.apache.paimon" % "paimon-flink-2.0" % "1.4.2").intransitive(),
-      ("org.slf4j" % "slf4j-simple" % "1.7.36").intransitive(),
-      // Paimon's catalog loads Hadoop's Configuration; Flink ships no Hadoop.
-      ("org.apache.hadoop" % "hadoop-client-api" % "3.3.6").intransitive(),
-      ("org.apache.hadoop" % "hadoop-client-runtime" % "3.3.6").intransitive()),
+    libraryDependencies ++= dependencies,
     writeClasspath := {
       val jars = (Runtime / fullClasspath).value.map(_.data).filter(_.getName.endsWith(".jar"))
-      val out = (ThisBuild / baseDirectory).value / "target" / "flink-oracle.classpath"
+      val out = (ThisBuild / baseDirectory).value / "target" / classpathFile
       IO.write(out, jars.map(_.getAbsolutePath).mkString(java.io.File.pathSeparator))
       out
     })
+
+// Apache Flink 2.0.0 with Apache Paimon's Flink connector: reads and writes our tables (tests/support/FlinkSql.java).
+lazy val flinkOracle = oracle("flinkOracle", "flink-oracle.classpath",
+  Seq("flink-table-api-java-bridge", "flink-table-planner-loader", "flink-table-runtime",
+    "flink-clients", "flink-connector-files", "flink-connector-datagen").map("org.apache.flink" % _ % "2.0.0") ++ Seq(
+    // Shaded: Paimon's core, formats and connector inside; its declared dependencies are all inside too.
+    ("org.apache.paimon" % "paimon-flink-2.0" % "1.4.2").intransitive(),
+    ("org.slf4j" % "slf4j-simple" % "1.7.36").intransitive(),
+    // Paimon's catalog loads Hadoop's Configuration; Flink ships no Hadoop.
+    ("org.apache.hadoop" % "hadoop-client-api" % "3.3.6").intransitive(),
+    ("org.apache.hadoop" % "hadoop-client-runtime" % "3.3.6").intransitive()))
+
+// Apache Paimon's own REST catalog server, from paimon-core's test jar (tests/support/LoopbackRestCatalog.java),
+// with the bundle's classes it runs on; Hadoop, slf4j and log4j come from pyspark's jars. Intransitive: the
+// paimon-common that paimon-core declares is inside the bundle.
+lazy val restOracle = oracle("restOracle", "rest-oracle.classpath", Seq(
+  ("org.apache.paimon" % "paimon-bundle" % "1.4.2").intransitive(),
+  ("org.apache.paimon" % "paimon-core" % "1.4.2" classifier "tests").intransitive(),
+  "com.squareup.okhttp3" % "mockwebserver" % "4.12.0"))
 
 lazy val root = (project in file("."))
   .aggregate(engine)

@@ -2,6 +2,7 @@
 
 from paimon_spark.errors import (
     BranchNotFoundError,
+    CatalogAccessError,
     CommitConflictError,
     CorruptFileError,
     DependencyResolutionError,
@@ -26,6 +27,7 @@ from paimon_spark.version import __version__
 
 __all__ = [
     "BranchNotFoundError",
+    "CatalogAccessError",
     "CommitConflictError",
     "CorruptFileError",
     "DependencyResolutionError",

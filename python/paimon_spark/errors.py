@@ -155,6 +155,14 @@ class MetastoreError(PaimonError):
     """
 
 
+class CatalogAccessError(PaimonError):
+    """A catalog server that refused a request: its credentials not accepted (HTTP 401) or not enough
+    (403). ``value`` is the catalog; the message never shows the credentials. Nothing was written.
+
+    >>> spark.sql("SHOW TABLES IN rest_catalog.db")  # wrong token: e.value == "rest_catalog"
+    """
+
+
 class DependencyResolutionError(PaimonError):
     """Maven jars a session needs (the S3 set, say) that Spark's Ivy could not resolve; ``value`` is
     the set's name and the message says what Ivy reported and how to try again. No session was started.
@@ -181,6 +189,7 @@ _BY_JVM_CLASS: Dict[str, Type[PaimonError]] = {
     "paimonspark.SchemaChangeException": SchemaChangeError,
     "paimonspark.StorageException": StorageError,
     "paimonspark.MetastoreException": MetastoreError,
+    "paimonspark.CatalogAccessException": CatalogAccessError,
 }
 
 

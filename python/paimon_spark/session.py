@@ -70,23 +70,31 @@ def configure_spark_with_paimon(
     stay. ``metastore_uri`` (``thrift://host:9083``) makes both catalogs Paimon's Hive catalog over
     that Hive Metastore (``metastore=hive``), so that tables are registered where Flink, Trino and
     Hive find them. ``catalog_options`` are Paimon catalog options for both catalogs, such as
-    ``{"lock.enabled": "true"}``. Errors raised by the engine become
-    :class:`paimon_spark.PaimonError` subclasses.
+    ``{"lock.enabled": "true"}``; with ``{"metastore": "rest", "uri": "http://host:port", "token.provider": "bear",
+    "token": ...}`` both are Paimon's REST catalog over that server, and ``warehouse`` is the catalog's name
+    there. Errors raised by the engine become :class:`paimon_spark.PaimonError` subclasses.
 
     >>> spark = configure_spark_with_paimon(SparkSession.builder.master("local[2]")).getOrCreate()
     >>> spark.sql("CREATE TABLE paimon.default.t (id INT, name STRING)")
     """
     if not catalog or not catalog.isidentifier():
         raise ValueError(f"catalog name {catalog!r} is not a valid identifier")
-    uri = warehouse_uri(warehouse if warehouse is not None else "warehouse")
+    options = dict(catalog_options or {})
+    if options.get("metastore", "").strip().lower() == "rest":
+        # A REST catalog's warehouse is the catalog's name on its server, not a location.
+        name = warehouse if warehouse is not None else options.get("warehouse")
+        if not name:
+            raise ValueError("a REST catalog (catalog_options metastore=rest) needs warehouse: the catalog's name "
+                             "on the server")
+        options["warehouse"] = name
+    else:
+        options["warehouse"] = warehouse_uri(warehouse if warehouse is not None else "warehouse")
     jar = engine_jar()
     errors.install_exception_translation()
     # Spark takes one list of extensions: keep any the builder already has.
     extensions = [e for e in getattr(builder, "_options", {}).get("spark.sql.extensions", "").split(",") if e.strip()]
     if _EXTENSIONS not in extensions:
         extensions.append(_EXTENSIONS)
-    options = dict(catalog_options or {})
-    options["warehouse"] = uri
     if metastore_uri is not None:
         if not metastore_uri.startswith("thrift://"):
             raise ValueError(f"metastore_uri {metastore_uri!r} is not a thrift://host:port address")

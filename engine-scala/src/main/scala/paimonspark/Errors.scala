@@ -105,3 +105,9 @@ final class StorageException(path: String, message: String, cause: Throwable = n
  */
 final class MetastoreException(name: String, message: String, cause: Throwable = null)
     extends PaimonException(message, cause, name)
+
+/**
+ * A catalog server that refused a request (HTTP 401: the credentials are not accepted; 403: they do
+ * not grant it); names the catalog. Never shows the credentials. Nothing was written after it.
+ */
+final class CatalogAccessException(catalog: String, message: String) extends PaimonException(message, value = catalog)

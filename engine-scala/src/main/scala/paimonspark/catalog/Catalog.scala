@@ -3,6 +3,7 @@ package paimonspark.catalog
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format.metadata.TableSchema
 import paimonspark.table.FileStoreTable
+import paimonspark.table.schema.{SchemaChange, SchemaChanges}
 
 /** A database as its catalog records it. Spark's reserved namespace properties map onto these fields. */
 final case class Database(name: String, location: Option[String], comment: Option[String], properties: Map[String, String]) {
@@ -19,9 +20,9 @@ object Database {
 
 /**
  * Where a warehouse's databases and tables are found by name: directories alone
- * ([[FileSystemCatalog]]) or a metastore that registers them ([[hive.MetastoreCatalog]]). A table's
- * own files stay the source of truth either way; tables the catalog loads carry its
- * [[paimonspark.table.CatalogHooks]], so their commits and schema changes reach it.
+ * ([[FileSystemCatalog]]), a metastore that registers them ([[hive.MetastoreCatalog]]), or a catalog
+ * server that keeps their schemas and latest snapshots itself ([[rest.RestCatalog]]). Tables the catalog
+ * loads carry its [[paimonspark.table.CatalogHooks]], so their commits and schema changes reach it.
  */
 trait Catalog {
   /** What errors call this catalog: its warehouse, or its metastore's URI. */
@@ -48,6 +49,13 @@ trait Catalog {
       external: Boolean = false): FileStoreTable
   def dropTable(db: String, table: String): Boolean
   def renameTable(db: String, table: String, newDb: String, newTable: String): Unit
+
+  /**
+   * Applies `changes` to `store` (the table `db.table`, which errors call `name`) as one new schema version:
+   * published beside the table's files, or sent to a catalog that keeps its schemas.
+   */
+  def alterTable(db: String, table: String, store: FileStoreTable, changes: Seq[SchemaChange], name: String)
+      : FileStoreTable = SchemaChanges.alter(store, name, changes)
 
   /**
    * Paimon's repairs: the catalog's records made to match what the warehouse holds again, for all

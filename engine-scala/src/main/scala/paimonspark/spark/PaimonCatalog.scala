@@ -16,13 +16,13 @@ import paimonspark.{InvalidIdentifierException, InvalidOptionException, StorageE
   UnsupportedFeatureException}
 import paimonspark.catalog.{Catalog, FileSystemCatalog}
 import paimonspark.catalog.hive.{MetastoreCatalog, MetastoreSettings}
+import paimonspark.catalog.rest.{RestCatalog, RestSettings}
 import paimonspark.format.TablePaths
 import paimonspark.format.metadata.TableSchema
 import paimonspark.fs.FileIO
 import paimonspark.spark.catalog.{PaimonFunctions, SessionFileIO, TableChanges, TableLoading, TableName, WithPaimonCatalog}
 import paimonspark.spark.procedures.{PaimonProcedures, ProcedureTableName}
 import paimonspark.table.FileStoreTable
-import paimonspark.table.schema.SchemaChanges
 import paimonspark.spark.system.CatalogSystemTables
 
 /**
@@ -208,7 +208,9 @@ class PaimonCatalog extends TableLoading with SupportsNamespaces with PaimonFunc
       case t: SparkTable if t.store.paths.branch == TablePaths.MainBranch => t
       case _ => throw new UnsupportedFeatureException(s"ALTER TABLE ${ident.name()}: only a table itself can be altered")
     }
-    val altered = SchemaChanges.alter(table.store, table.name(), TableChanges.toPaimon(table.name(), table.store.schema, changes))
+    val (db, t) = parts(ident)
+    val altered = catalog.alterTable(db, TableName.parse(t).table, table.store,
+      TableChanges.toPaimon(table.name(), table.store.schema, changes), table.name())
     new SparkTable(altered, table.name())
   }
 
@@ -251,8 +253,9 @@ object PaimonCatalog {
       case "hive" =>
         val settings = MetastoreSettings(name, options.asCaseSensitiveMap().asScala.toMap)
         new MetastoreCatalog(settings, io, warehouse(settings.warehouse))
+      case "rest" => new RestCatalog(RestSettings(name, options.asCaseSensitiveMap().asScala.toMap), io)
       case other => throw new InvalidOptionException(s"spark.sql.catalog.$name.metastore",
-        s"catalog $name: metastore '$other' is not one this engine has; use filesystem (the default) or hive")
+        s"catalog $name: metastore '$other' is not one this engine has; use filesystem (the default), hive or rest")
     }
   }
 

@@ -7,7 +7,8 @@ import paimonspark.format.metadata.{Snapshot, TableSchema}
  * What a table's catalog adds to the table's own commits, as Paimon's `CatalogEnvironment` does: a
  * lock held while a snapshot or schema is published, and word of what was published. A filesystem
  * catalog adds nothing; a metastore catalog takes the metastore's table lock, keeps its copy of the
- * schema and registers partitions. Tables carry their hooks to executors, which never commit, so
+ * schema and registers partitions; a REST catalog keeps the snapshots and schemas itself
+ * ([[SnapshotCatalog]]). Tables carry their hooks to executors, which never commit, so
  * implementations open their connections lazily, on the driver.
  */
 trait CatalogHooks extends Serializable {
@@ -31,6 +32,9 @@ trait CatalogHooks extends Serializable {
    * partitions given by their values in partition order; refuses before doing any if it cannot.
    */
   def markDone(table: FileStoreTable, action: String, partitions: Seq[Seq[String]]): Unit
+
+  /** The catalog's own record of the table's snapshots, when it keeps one (REST). */
+  def snapshotCatalog: Option[SnapshotCatalog] = None
 }
 
 object CatalogHooks {

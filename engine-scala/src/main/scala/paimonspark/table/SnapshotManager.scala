@@ -13,11 +13,14 @@ import paimonspark.fs.FileIO
  * long-lived changelogs `changelog/changelog-N` that expiry leaves when the changelog outlives its
  * snapshots; both are snapshot JSON. The hints are only hints, read as Java reads them: LATEST is
  * trusted when the next id does not exist, EARLIEST when its file does; otherwise the directory is
- * listed. A missing or malformed hint is no hint.
+ * listed. A missing or malformed hint is no hint. When a catalog keeps the snapshots (REST), the latest
+ * is its answer, as Java's `SnapshotLoader` takes it, and a commit goes to it.
  */
-final class SnapshotManager private (io: FileIO, dir: Path, prefix: String) extends Serializable {
+final class SnapshotManager private (io: FileIO, dir: Path, prefix: String, catalog: Option[SnapshotCatalog])
+    extends Serializable {
 
-  def this(io: FileIO, paths: TablePaths) = this(io, paths.snapshotDir, TablePaths.SnapshotPrefix)
+  def this(io: FileIO, paths: TablePaths, catalog: Option[SnapshotCatalog] = None) =
+    this(io, paths.snapshotDir, TablePaths.SnapshotPrefix, catalog)
 
   private def file(id: Long) = new Path(dir, s"$prefix$id")
   private val latestHint = new Path(dir, TablePaths.LatestHint)
@@ -25,9 +28,12 @@ final class SnapshotManager private (io: FileIO, dir: Path, prefix: String) exte
 
   def snapshotExists(id: Long): Boolean = io.exists(file(id))
 
-  def latestId(): Option[Long] = hint(latestHint) match {
-    case Some(id) if snapshotExists(id) && !snapshotExists(id + 1) => Some(id)
-    case _ => listIds().lastOption
+  def latestId(): Option[Long] = catalog match {
+    case Some(c) => c.latest().map(_.id)
+    case None => hint(latestHint) match {
+      case Some(id) if snapshotExists(id) && !snapshotExists(id + 1) => Some(id)
+      case _ => listIds().lastOption
+    }
   }
 
   def earliestId(): Option[Long] = hint(earliestHint) match {
@@ -39,7 +45,7 @@ final class SnapshotManager private (io: FileIO, dir: Path, prefix: String) exte
 
   def listIds(): Seq[Long] = io.list(dir).flatMap(s => TablePaths.idOf(s.getPath.getName, prefix)).sorted
 
-  def latest(): Option[Snapshot] = latestId().map(read)
+  def latest(): Option[Snapshot] = catalog.fold(latestId().map(read))(_.latest())
 
   def read(id: Long): Snapshot =
     MetadataFile.read(io, file(id))(bytes => SnapshotJson.read(new String(bytes, UTF_8)))
@@ -73,11 +79,16 @@ final class SnapshotManager private (io: FileIO, dir: Path, prefix: String) exte
     case None => earliestId().flatMap(readIfExists).filter(_.timeMillis >= millis)
   }
 
-  /** Publishes a snapshot if its id is still free; the linearization point of every commit. */
-  def publish(snapshot: Snapshot): Boolean = {
-    val won = io.publish(file(snapshot.id), SnapshotJson.write(snapshot).getBytes(UTF_8))
-    if (won) writeHint(latestHint, snapshot.id)
-    won
+  /**
+   * Publishes a snapshot if its id is still free, the linearization point of every commit: its file, or a
+   * commit to the catalog that keeps the snapshots, told what the commit changed in each partition.
+   */
+  def publish(snapshot: Snapshot, statistics: => Seq[PartitionStatistics] = Nil): Boolean = catalog match {
+    case Some(c) => c.commit(snapshot, statistics)
+    case None =>
+      val won = io.publish(file(snapshot.id), SnapshotJson.write(snapshot).getBytes(UTF_8))
+      if (won) writeHint(latestHint, snapshot.id)
+      won
   }
 
   /** Puts back the file of a tagged snapshot that expired (rollback to the tag); atomic, like a commit. */
@@ -101,5 +112,5 @@ final class SnapshotManager private (io: FileIO, dir: Path, prefix: String) exte
 object SnapshotManager {
   /** The long-lived changelogs of one branch: `changelog/changelog-N`, with their own hints. */
   def changelogs(io: FileIO, paths: TablePaths): SnapshotManager =
-    new SnapshotManager(io, paths.changelogDir, TablePaths.ChangelogPrefix)
+    new SnapshotManager(io, paths.changelogDir, TablePaths.ChangelogPrefix, None)
 }

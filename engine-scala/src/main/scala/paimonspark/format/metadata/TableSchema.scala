@@ -1,10 +1,11 @@
 package paimonspark.format.metadata
 
 import com.fasterxml.jackson.databind.JsonNode
+import com.fasterxml.jackson.databind.node.ObjectNode
 
 import scala.jdk.CollectionConverters._
 
-import paimonspark.format.{DataField, DataType}
+import paimonspark.format.{DataField, DataType, DataTypes}
 
 /** One version of a table's schema: the content of `schema/schema-<id>`. */
 final case class TableSchema(
@@ -67,6 +68,29 @@ object SchemaJson {
       options = compatOptions ++ options,
       comment = Json.field(node, "comment").map(_.asText()),
       timeMillis = Json.field(node, "timeMillis").map(_.asLong()).getOrElse(0L))
+  }
+
+  /**
+   * Paimon's `Schema`, a table's definition as a REST catalog is sent it and answers it: the fields, keys,
+   * options and comment of a schema file without its id, highest field id and time.
+   */
+  def definition(s: TableSchema): ObjectNode = {
+    val node = Json.obj()
+    val fields = node.putArray("fields")
+    s.fields.foreach(f => fields.add(TypeJson.writeField(f)))
+    val pks = node.putArray("partitionKeys"); s.partitionKeys.foreach(pks.add)
+    val pk = node.putArray("primaryKeys"); s.primaryKeys.foreach(pk.add)
+    Json.putStringMap(node, "options", s.options)
+    s.comment.foreach(node.put("comment", _))
+    node
+  }
+
+  /** Schema `id` of a definition; its highest field id that of its fields, nested ones too, as Java's `TableSchema.create`. */
+  def fromDefinition(node: JsonNode, id: Long, timeMillis: Long): TableSchema = {
+    val fields = Json.required(node, "fields").elements().asScala.map(TypeJson.readField).toSeq
+    val highest = (fields.map(_.id) ++ fields.flatMap(f => DataTypes.nestedFieldIds(f.dataType))).maxOption.getOrElse(-1)
+    TableSchema(id, fields, highest, strings(Json.field(node, "partitionKeys")), strings(Json.field(node, "primaryKeys")),
+      Json.stringMap(Json.field(node, "options")), Json.field(node, "comment").map(_.asText()), timeMillis)
   }
 
   private def strings(node: Option[JsonNode]): Seq[String] =

@@ -14,6 +14,7 @@ import paimonspark.table.FileStoreTable
  */
 object FastForward {
   def run(table: FileStoreTable, branchName: String): Unit = {
+    table.requireOwnSnapshots("fast_forward")
     if (branchName == TablePaths.MainBranch) {
       throw new InvalidOptionException("branch", "fast_forward: the main branch cannot be fast-forwarded to itself")
     }

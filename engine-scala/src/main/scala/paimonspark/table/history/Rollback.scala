@@ -13,6 +13,7 @@ import paimonspark.table.FileStoreTable
 object Rollback {
   /** Returns the latest snapshot id before the rollback. */
   def toSnapshot(table: FileStoreTable, target: Snapshot): Long = {
+    table.requireOwnSnapshots("rollback")
     val snapshots = table.snapshotManager
     val latest = snapshots.latestId().getOrElse(target.id)
     // A tagged snapshot that expired comes back from its tag.

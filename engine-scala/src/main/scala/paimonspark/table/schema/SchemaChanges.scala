@@ -66,22 +66,14 @@ object SchemaChanges {
    * Applies `changes` in order as one new schema version, validated as a whole before it is
    * published. A schema another writer published meanwhile is taken as the base and the changes
    * are applied again on top of it, as Paimon does; a change that no longer applies there fails.
-   * Errors call the table `name`.
+   * Errors call the table `name`. A table whose catalog keeps its schemas (REST) is altered by the
+   * catalog, which is sent [[prepare]]'s changes.
    */
   def alter(table: FileStoreTable, name: String, requested: Seq[SchemaChange]): FileStoreTable = {
-    // An option set or removed by a fallback key changes the option it stands for.
-    val changes = requested.map {
-      case SetOption(k, v) => SetOption(PaimonOptions.get(k).fold(k)(_.key), v)
-      case RemoveOption(k) => RemoveOption(PaimonOptions.get(k).fold(k)(_.key))
-      case other => other
+    if (table.hooks.snapshotCatalog.isDefined) {
+      throw new UnsupportedFeatureException(s"table $name: its catalog keeps its schemas; alter it through the catalog")
     }
-    changes.foreach {
-      case SetOption(k, _) if TableOptions.Immutable(k) => immutable(name, k)
-      case RemoveOption(k) if TableOptions.Immutable(k) => immutable(name, k)
-      case _ => ()
-    }
-    TableOptions.validate(changes.collect { case SetOption(k, v) => k -> v }.toMap)
-    checkBucketChange(name, table.schema, changes)
+    val changes = canonical(name, table, requested)
     var attempt = 0
     while (attempt < 10) {
       val next = applied(name, table.schemaManager.latestOrFail(), changes)
@@ -95,6 +87,33 @@ object SchemaChanges {
       attempt += 1
     }
     throw new CommitConflictException(name, s"table $name: schema changed concurrently 10 times; ALTER TABLE gave up")
+  }
+
+  /**
+   * The changes as a catalog that keeps the schemas is sent them (an option's fallback key read as the
+   * option it stands for), once the schema they give on top of the table's latest passed every rule; nothing
+   * is written.
+   */
+  def prepare(table: FileStoreTable, name: String, requested: Seq[SchemaChange]): Seq[SchemaChange] = {
+    val changes = canonical(name, table, requested)
+    applied(name, table.schemaManager.latestOrFail(), changes)
+    changes
+  }
+
+  private def canonical(name: String, table: FileStoreTable, requested: Seq[SchemaChange]): Seq[SchemaChange] = {
+    val changes = requested.map {
+      case SetOption(k, v) => SetOption(PaimonOptions.get(k).fold(k)(_.key), v)
+      case RemoveOption(k) => RemoveOption(PaimonOptions.get(k).fold(k)(_.key))
+      case other => other
+    }
+    changes.foreach {
+      case SetOption(k, _) if TableOptions.Immutable(k) => immutable(name, k)
+      case RemoveOption(k) if TableOptions.Immutable(k) => immutable(name, k)
+      case _ => ()
+    }
+    TableOptions.validate(changes.collect { case SetOption(k, v) => k -> v }.toMap)
+    checkBucketChange(name, table.schema, changes)
+    changes
   }
 
   /**

@@ -3,11 +3,10 @@ package paimonspark.table.write
 import java.nio.ByteBuffer
 
 import paimonspark.{CommitConflictException, InvalidDataException}
-import paimonspark.format._
 import paimonspark.format.row._
 import paimonspark.format.metadata._
 import paimonspark.lsm.KeyRanges
-import paimonspark.table.{FileStoreTable, KeyLayout, ManifestStore, Predicate, TableOptions}
+import paimonspark.table.{FileStoreTable, KeyLayout, ManifestStore, PartitionStatistics, Predicate, TableOptions}
 import paimonspark.table.scan.PartitionFilter
 
 /** Which live files a commit replaces. */
@@ -301,7 +300,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
         statistics = None,
         properties = Map.empty,
         nextRowId = Some(latest.flatMap(_.nextRowId).getOrElse(0L)))
-      if (table.hooks.locked(snapshots.publish(snapshot))) {
+      if (table.hooks.locked(snapshots.publish(snapshot, statistics(deletes ++ added)))) {
         def partitions(entries: Seq[ManifestEntry]) = entries.map(_.partition.toSeq).toSet
         table.hooks.committed(table, snapshot, partitions(added), partitions(replaced))
         val endOfInput = identifier == SnapshotJson.BatchCommitIdentifier
@@ -323,6 +322,16 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
     }
     None
   }
+
+  /** What `entries` (this commit's added and deleted files) change in each partition, as Paimon's `PartitionEntry`s. */
+  private def statistics(entries: Seq[ManifestEntry]): Seq[PartitionStatistics] =
+    entries.groupBy(_.partition.toSeq).toSeq.map { case (partition, files) =>
+      def signed(e: ManifestEntry, n: Long) = if (e.kind == FileKind.Delete) -n else n
+      PartitionStatistics(table.schema.partitionKeys.zip(table.partitionValues(partition.toArray)),
+        files.map(e => signed(e, e.file.rowCount)).sum, files.map(e => signed(e, e.file.fileSize)).sum,
+        files.map(e => signed(e, 1L)).sum, files.map(_.file.creationTimeMillis.getOrElse(0L)).max,
+        files.last.totalBuckets)
+    }
 
   /** Manifest files one attempt wrote: removed again when the attempt loses, as nobody references them. */
   private final class AttemptFiles(store: ManifestStore) {

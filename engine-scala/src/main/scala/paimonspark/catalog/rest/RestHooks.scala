@@ -1,0 +1,51 @@
+package paimonspark.catalog.rest
+
+import paimonspark.{MetastoreException, TableNotFoundException, UnsupportedFeatureException}
+import paimonspark.format.metadata.{Snapshot, TableSchema}
+import paimonspark.table.{CatalogHooks, FileStoreTable, PartitionStatistics, SnapshotCatalog}
+
+/**
+ * What a REST catalog is to its table `db.table` (uuid `uuid`): the keeper of its snapshots. Its latest
+ * snapshot is the server's answer, and a commit is `POST .../commit` with the table's uuid, so that a
+ * commit never lands on another table that took the name meanwhile. The server writes the snapshot file
+ * and has no lock to take; partitions are its own record, kept from each commit's statistics.
+ */
+final class RestHooks(settings: RestSettings, db: String, table: String, uuid: String) extends CatalogHooks {
+  override def locked[T](publish: => T): T = publish
+
+  // The server writes schema versions itself: SchemaChanges sends it changes, never a schema (REST tables refuse).
+  override def schemaChanged(t: FileStoreTable, schema: TableSchema): Unit = ()
+
+  override def committed(t: FileStoreTable, snapshot: Snapshot, added: Set[Seq[Byte]], removed: Set[Seq[Byte]]): Unit = ()
+
+  override def markDone(t: FileStoreTable, action: String, partitions: Seq[Seq[String]]): Unit =
+    throw new UnsupportedFeatureException(s"table $db.$table: partition.mark-done-action '$action' on a table in a " +
+      "REST catalog is not supported yet", "partition.mark-done-action")
+
+  override val snapshotCatalog: Option[SnapshotCatalog] = Some(new RestSnapshots(settings, db, table, uuid))
+}
+
+/** The server's record of one table's snapshots. */
+private final class RestSnapshots(settings: RestSettings, db: String, table: String, uuid: String)
+    extends SnapshotCatalog {
+  @transient private lazy val client = new RestClient(settings)
+  private def path = RestCatalog.tablePath(client, db, table)
+
+  override def latest(): Option[Snapshot] =
+    try Some(RestMessages.snapshot(client.get(s"$path/snapshot"))) catch {
+      case e: RestStatusException if e.status == 404 && e.resourceType.contains("SNAPSHOT") => None
+      case e: RestStatusException if e.status == 404 => throw missing(e)
+    }
+
+  override def commit(snapshot: Snapshot, statistics: Seq[PartitionStatistics]): Boolean =
+    try RestMessages.committed(client.post(s"$path/commit", RestMessages.commit(uuid, snapshot, statistics))) catch {
+      case e: RestStatusException if e.status == 404 => throw missing(e)
+      case e: MetastoreException => throw new MetastoreException(settings.uri, s"table $db.$table: the commit of " +
+        s"snapshot ${snapshot.id} got no answer, so it may or may not have landed (the next read says); the files " +
+        s"it wrote are kept, and orphan cleanup removes them if it did not. ${e.getMessage}", e)
+    }
+
+  private def missing(e: RestStatusException) =
+    new TableNotFoundException(s"$db.$table", s"table $db.$table no longer exists in catalog ${settings.catalog}: " +
+      e.getMessage)
+}

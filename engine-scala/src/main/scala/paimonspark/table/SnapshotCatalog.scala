@@ -1,0 +1,28 @@
+package paimonspark.table
+
+import paimonspark.format.metadata.Snapshot
+
+/**
+ * A catalog that keeps a table's snapshots itself (Paimon's REST catalog, `supportsVersionManagement`):
+ * its answer is the table's latest snapshot, whatever the `snapshot/` directory holds, and a commit is a
+ * request to it, which writes the snapshot file. A table whose hooks have one never publishes a snapshot
+ * or schema file of its own.
+ */
+trait SnapshotCatalog extends Serializable {
+  /** The table's latest snapshot, None before its first commit. */
+  def latest(): Option[Snapshot]
+
+  /**
+   * Commits `snapshot` with what it changed in each partition; false when another writer committed its id
+   * first (the commit is retried as a conflict). Throws when the outcome is unknown.
+   */
+  def commit(snapshot: Snapshot, statistics: Seq[PartitionStatistics]): Boolean
+}
+
+/**
+ * What one commit changed in one partition (Paimon's `PartitionStatistics`): `spec` its values by key,
+ * as its directory names them, the rest the sums over the files it added less those it deleted, and the
+ * newest creation time of the files it touched.
+ */
+final case class PartitionStatistics(spec: Seq[(String, String)], recordCount: Long, fileSizeInBytes: Long,
+    fileCount: Long, lastFileCreationTime: Long, totalBuckets: Int)

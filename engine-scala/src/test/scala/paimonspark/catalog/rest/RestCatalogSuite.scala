@@ -1,0 +1,165 @@
+package paimonspark.catalog.rest
+
+import java.nio.file.{Files, Path}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.paimon.schema.{Schema, SchemaChange}
+import org.apache.paimon.types.DataTypes
+import org.apache.spark.sql.{Row, SparkSession}
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+import paimonspark.{CatalogAccessException, SchemaChangeException}
+import paimonspark.interop.JavaPaimon
+import paimonspark.spark.LocalSession
+
+/**
+ * Paimon's REST catalog against Apache Paimon's own server (RestServer): the catalog `paimon` of our session
+ * and Paimon's Java `RESTCatalog` over one server, each listing, reading and changing what the other made.
+ * The server keeps the tables' schemas and latest snapshots; we write data files and manifests under the
+ * path it names and commit through it.
+ */
+class RestCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
+  private lazy val server = RestServer.start()
+  private lazy val spark: SparkSession = LocalSession.onWarehouse("rest-catalog", server.warehouse,
+    (server.catalogOptions - "warehouse").map { case (k, v) => s"spark.sql.catalog.paimon.$k" -> v }.toSeq: _*)
+  private lazy val java = new JavaPaimon(server.warehouse, server.catalogOptions - "warehouse")
+
+  override def afterAll(): Unit = { java.close(); spark.stop(); server.stop() }
+
+  private def sql(text: String): Seq[Row] = spark.sql(text).collect().toSeq
+  private def rows(text: String): Seq[Seq[Any]] = JavaPaimon.sorted(sql(text).map(_.toSeq))
+  private def tableDir(db: String, t: String): Path = Path.of(java.table(s"$db.$t").location().toUri.getPath)
+
+  test("the catalog starts on the server's config; databases either side creates the other lists") {
+    sql("CREATE DATABASE paimon.rdb")
+    java.catalog.createDatabase("jdb", false)
+    assert(java.catalog.listDatabases().asScala.toSet == Set("default", "rdb", "jdb"))
+    assert(sql("SHOW DATABASES IN paimon").map(_.getString(0)).toSet == Set("default", "rdb", "jdb"))
+    assert(server.requests.exists(_.startsWith("GET /v1/config?warehouse=rest_wh 200")))
+  }
+
+  test("a table we create and write is Java's to list and read, committed through the server") {
+    sql("CREATE TABLE paimon.rdb.pk (id INT, v STRING, n BIGINT) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2')")
+    sql("INSERT INTO paimon.rdb.pk VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3)")
+    sql("INSERT INTO paimon.rdb.pk VALUES (2, 'b2', 20), (4, 'd', 4)")
+    sql("DELETE FROM paimon.rdb.pk WHERE id = 3")
+    val expected = Seq(Seq(1, "a", 1L), Seq(2, "b2", 20L), Seq(4, "d", 4L))
+    assert(java.listTables("rdb") == Seq("pk"))
+    assert(java.rows("rdb.pk") == expected)
+    assert(rows("SELECT * FROM paimon.rdb.pk") == expected)
+    val commits = server.requests.filter(_.matches("POST /v1/paimon/databases/rdb/tables/pk/commit 200"))
+    assert(commits.size == java.latestId("rdb.pk").get, server.requests.mkString("\n"))
+    // The schema file is the server's: it wrote schema-0 where it placed the table.
+    assert(Files.exists(tableDir("rdb", "pk").resolve("schema/schema-0")))
+  }
+
+  test("the latest snapshot is the server's answer, not the directory's") {
+    sql("CREATE TABLE paimon.rdb.latest (id INT)")
+    sql("INSERT INTO paimon.rdb.latest VALUES (1)")
+    val snapshots = tableDir("rdb", "latest").resolve("snapshot")
+    // A snapshot file the server never committed: a directory listing would take it as the latest.
+    Files.copy(snapshots.resolve("snapshot-1"), snapshots.resolve("snapshot-7"))
+    Files.writeString(snapshots.resolve("LATEST"), "7")
+    sql("INSERT INTO paimon.rdb.latest VALUES (2)")
+    assert(rows("SELECT * FROM paimon.rdb.latest") == Seq(Seq(1), Seq(2)))
+    assert(java.latestId("rdb.latest").contains(2L))
+    assert(java.rows("rdb.latest") == Seq(Seq(1), Seq(2)))
+  }
+
+  test("a table Java creates and writes we read, upsert and alter, and Java reads what we did") {
+    val schema = Schema.newBuilder().column("id", DataTypes.INT().notNull()).column("v", DataTypes.STRING())
+      .primaryKey("id").option("bucket", "1").build()
+    java.createTable("jdb.jt", schema)
+    java.insert("jdb.jt", Seq(1, "a"), Seq(2, "b"))
+    assert(sql("SHOW TABLES IN paimon.jdb").map(_.getString(1)) == Seq("jt"))
+    assert(rows("SELECT * FROM paimon.jdb.jt") == Seq(Seq(1, "a"), Seq(2, "b")))
+    sql("INSERT INTO paimon.jdb.jt VALUES (2, 'b2'), (3, 'c')")
+    sql("ALTER TABLE paimon.jdb.jt ADD COLUMNS (n BIGINT)")
+    sql("ALTER TABLE paimon.jdb.jt SET TBLPROPERTIES ('snapshot.num-retained.max' = '20', 'owner-team' = 'lake')")
+    sql("INSERT INTO paimon.jdb.jt VALUES (4, 'd', 40)")
+    assert(java.rows("jdb.jt") == Seq(Seq(1, "a", null), Seq(2, "b2", null), Seq(3, "c", null), Seq(4, "d", 40L)))
+    val options = java.table("jdb.jt").options().asScala
+    assert(options.get("snapshot.num-retained.max").contains("20") && options.get("owner-team").contains("lake"))
+    java.alter("jdb.jt", SchemaChange.addColumn("w", DataTypes.STRING()))
+    java.insert("jdb.jt", Seq(5, "e", 50L, "w5"))
+    assert(rows("SELECT id, w FROM paimon.jdb.jt WHERE id >= 4") == Seq(Seq(4, null), Seq(5, "w5")))
+  }
+
+  test("row-level DML, tags, time travel, changes and a stream read a table of the REST catalog") {
+    sql("CREATE TABLE paimon.rdb.hist (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', " +
+      "'changelog-producer' = 'lookup')")
+    sql("INSERT INTO paimon.rdb.hist VALUES (1, 'a'), (2, 'b')")
+    sql("CALL paimon.sys.create_tag(table => 'rdb.hist', tag => 'first')")
+    sql("UPDATE paimon.rdb.hist SET v = 'b2' WHERE id = 2")
+    sql("MERGE INTO paimon.rdb.hist t USING (SELECT 3 AS id, 'c' AS v) s ON t.id = s.id " +
+      "WHEN NOT MATCHED THEN INSERT *")
+    assert(rows("SELECT * FROM paimon.rdb.hist VERSION AS OF 'first'") == Seq(Seq(1, "a"), Seq(2, "b")))
+    assert(java.atTag("rdb.hist", "first") == Seq(Seq(1, "a"), Seq(2, "b")))
+    assert(java.rows("rdb.hist") == Seq(Seq(1, "a"), Seq(2, "b2"), Seq(3, "c")))
+    val latest = java.latestId("rdb.hist").get
+    val changes = rows(s"SELECT rowkind, id, v FROM paimon.rdb.`hist$$audit_log` WITH ('incremental-between' = '0,$latest')")
+    assert(changes == java.rows("rdb.hist$audit_log", "incremental-between" -> s"0,$latest"))
+    assert(changes.contains(Seq("-U", 2, "b")) && changes.contains(Seq("+U", 2, "b2")))
+    val stream = spark.readStream.table("paimon.rdb.hist").writeStream.format("memory").queryName("hist_stream")
+      .trigger(org.apache.spark.sql.streaming.Trigger.AvailableNow()).start()
+    stream.awaitTermination()
+    assert(rows("SELECT * FROM hist_stream") == Seq(Seq(1, "a"), Seq(2, "b2"), Seq(3, "c")))
+    intercept[paimonspark.UnsupportedFeatureException](sql("CALL paimon.sys.rollback(table => 'rdb.hist', version => 'first')"))
+    intercept[paimonspark.UnsupportedFeatureException](
+      sql("CALL paimon.sys.create_branch(table => 'rdb.hist', branch => 'b')"))
+    assert(java.rows("rdb.hist") == Seq(Seq(1, "a"), Seq(2, "b2"), Seq(3, "c")))
+  }
+
+  test("a server that hands out storage credentials (data-token.enabled) is refused, naming the option") {
+    val tokens = RestServer.start(defaults = Map(RestCatalog.DataToken -> "true"))
+    try {
+      val e = intercept[paimonspark.UnsupportedFeatureException](
+        new RestCatalog(RestSettings("tokens", tokens.catalogOptions), paimonspark.spark.catalog.SessionFileIO()))
+      assert(e.value == RestCatalog.DataToken, e.getMessage)
+    } finally tokens.stop()
+  }
+
+  test("a change Paimon's rules refuse is refused here, before anything reaches the server") {
+    sql("CREATE TABLE paimon.rdb.keyed (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id')")
+    val before = server.requests.count(_.startsWith("POST /v1/paimon/databases/rdb/tables/keyed "))
+    intercept[SchemaChangeException](sql("ALTER TABLE paimon.rdb.keyed DROP COLUMN id"))
+    assert(server.requests.count(_.startsWith("POST /v1/paimon/databases/rdb/tables/keyed ")) == before)
+  }
+
+  test("more tables than a page are all listed; a renamed table reads and takes writes; a dropped one is gone") {
+    java.catalog.createDatabase("many", false)
+    (1 to 105).foreach { i =>
+      java.catalog.createTable(org.apache.paimon.catalog.Identifier.create("many", f"t$i%03d"),
+        Schema.newBuilder().column("a", DataTypes.INT()).build(), false)
+    }
+    assert(sql("SHOW TABLES IN paimon.many").map(_.getString(1)) == (1 to 105).map(i => f"t$i%03d"))
+    assert(server.requests.exists(_.matches("GET /v1/paimon/databases/many/tables\\?pageToken=.* 200")))
+    sql("CREATE TABLE paimon.rdb.old_name (id INT, v STRING)")
+    sql("INSERT INTO paimon.rdb.old_name VALUES (1, 'a')")
+    sql("ALTER TABLE paimon.rdb.old_name RENAME TO rdb.new_name")
+    sql("INSERT INTO paimon.rdb.new_name VALUES (2, 'b')")
+    assert(rows("SELECT * FROM paimon.rdb.new_name") == Seq(Seq(1, "a"), Seq(2, "b")))
+    assert(java.rows("rdb.new_name") == Seq(Seq(1, "a"), Seq(2, "b")))
+    val dir = tableDir("rdb", "new_name")
+    sql("DROP TABLE paimon.rdb.new_name")
+    assert(!java.listTables("rdb").contains("new_name") && !Files.exists(dir))
+  }
+
+  test("a wrong token is refused when the catalog starts, naming the catalog; the token shows nowhere") {
+    val options = server.catalogOptions + ("token" -> "not-the-token")
+    options.foreach { case (k, v) => spark.conf.set(s"spark.sql.catalog.bad.$k", v) }
+    spark.conf.set("spark.sql.catalog.bad", classOf[paimonspark.spark.PaimonCatalog].getName)
+    val before = server.requests.size
+    val e = intercept[Exception](sql("SHOW DATABASES IN bad"))
+    val refusal = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).collectFirst {
+      case c: CatalogAccessException => c
+    }.getOrElse(fail(s"not a CatalogAccessException", e))
+    assert(refusal.value == "bad" && refusal.getMessage.contains("401"), refusal.getMessage)
+    assert(server.requests.drop(before).forall(_.endsWith(" 401")), server.requests.drop(before))
+    assert(!Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).exists(_.getMessage.contains("not-the-token")))
+    val listed = sql("SELECT * FROM paimon.sys.catalog_options").map(r => r.getString(0) -> r.getString(1)).toMap
+    assert(listed("uri") == server.url && !listed.values.exists(_.contains(server.token)), listed)
+  }
+}

@@ -1,0 +1,51 @@
+package paimonspark.catalog.rest
+
+import java.nio.file.{Files, Path}
+import java.util.concurrent.TimeUnit
+
+import paimonspark.{Checkout, Loopback}
+
+/**
+ * Apache Paimon's own REST catalog server in a child JVM on 127.0.0.1 until [[stop]]:
+ * `tests/support/LoopbackRestCatalog.java`, run by Java's source launcher on the jars `make test` resolves
+ * (`restOracle/writeClasspath`), as the pytest suites start it. Its files are under `dir/data`; it answers
+ * the catalog name `warehouse` and takes the bearer token `token`.
+ */
+final class RestServer private (process: Process, val url: String, val dir: Path, val warehouse: String,
+    val token: String) {
+  /** The options of a catalog of Spark's or Java's over this server. */
+  def catalogOptions: Map[String, String] =
+    Map("metastore" -> "rest", "uri" -> url, "warehouse" -> warehouse, "token.provider" -> "bear", "token" -> token)
+
+  /** The requests it served, one `METHOD PATH STATUS` line each. */
+  def requests: Seq[String] = {
+    val source = scala.io.Source.fromFile(dir.resolve("server.log").toFile)
+    try source.getLines().filter(_.matches("(GET|POST|DELETE|PUT|HEAD) .*")).toList finally source.close()
+  }
+
+  def stop(): Unit = {
+    process.getOutputStream.close()
+    if (!process.waitFor(30, TimeUnit.SECONDS)) process.destroyForcibly().waitFor()
+  }
+}
+
+object RestServer {
+  private val ClasspathFile = Checkout.root.resolve("target/rest-oracle.classpath")
+
+  def start(warehouse: String = "rest_wh", token: String = "the-token", defaults: Map[String, String] = Map.empty)
+      : RestServer = {
+    if (!Files.isRegularFile(ClasspathFile)) {
+      throw new IllegalStateException(s"$ClasspathFile is missing: run `build/sbt restOracle/writeClasspath` (make test does)")
+    }
+    val dir = Files.createTempDirectory("rest-catalog")
+    val log = dir.resolve("server.log")
+    val java = Path.of(sys.props("java.home"), "bin", "java").toString
+    val command = Seq(java, "-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
+      s"${Files.readString(ClasspathFile).trim}:${Checkout.pysparkJars}/*", Checkout.support("LoopbackRestCatalog.java").toString,
+      dir.resolve("data").toString, warehouse, token) ++ defaults.map { case (k, v) => s"$k=$v" }
+    val process = new ProcessBuilder(command: _*).redirectErrorStream(true).redirectOutput(log.toFile).start()
+    def ready = """READY (\S+)""".r.findFirstMatchIn(Files.readString(log))
+    Loopback.awaitStart(process, "the REST catalog server", 180)(ready.isDefined)(s":\n${Files.readString(log).takeRight(4000)}")
+    new RestServer(process, ready.get.group(1), dir, warehouse, token)
+  }
+}

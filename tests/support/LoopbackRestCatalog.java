@@ -1,0 +1,109 @@
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.net.InetAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import okhttp3.mockwebserver.Dispatcher;
+import okhttp3.mockwebserver.MockResponse;
+import okhttp3.mockwebserver.MockWebServer;
+import okhttp3.mockwebserver.RecordedRequest;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.catalog.TableMetadata;
+import org.apache.paimon.rest.RESTApi;
+import org.apache.paimon.rest.RESTCatalogServer;
+import org.apache.paimon.rest.auth.BearTokenAuthProvider;
+import org.apache.paimon.rest.requests.RenameTableRequest;
+import org.apache.paimon.rest.responses.ConfigResponse;
+import org.apache.paimon.schema.Schema;
+
+/**
+ * Apache Paimon's own REST catalog server (RESTCatalogServer, from paimon-core 1.4.2's test jar) for the
+ * tests, on 127.0.0.1 at a free port.
+ *
+ * <p>usage: java -cp REST_ORACLE_CLASSPATH LoopbackRestCatalog.java DATA_PATH WAREHOUSE TOKEN [KEY=VALUE ...]
+ *
+ * <p>The server keeps databases, tables and their latest snapshots in memory and the files under DATA_PATH;
+ * WAREHOUSE is the catalog's name clients ask for, TOKEN the bearer token it takes, KEY=VALUE defaults its
+ * /v1/config answer adds (data-token.enabled, ...). Paimon's MockWebServer binds "localhost" and handles
+ * requests on several threads over plain HashMaps: this one binds loopback and handles one request at a
+ * time. Its rename moves the directory but keeps the old path and latest snapshot under the old name, so a
+ * renamed table reads empty even to Paimon's Java client; after each rename this one records the table
+ * again under its new name (new path, same uuid and schema) with its snapshot and partitions. Prints
+ * READY URL when it listens, one line per request (METHOD PATH STATUS) after, and stops when stdin closes.
+ */
+public class LoopbackRestCatalog {
+  public static void main(String[] args) throws Exception {
+    String dataPath = args[0];
+    String warehouse = args[1];
+    Map<String, String> defaults = new HashMap<>();
+    defaults.put("prefix", "paimon");
+    defaults.put("warehouse", warehouse);
+    defaults.put("data-token.enabled", "false");
+    for (int i = 3; i < args.length; i++) {
+      String[] kv = args[i].split("=", 2);
+      defaults.put(kv[0], kv[1]);
+    }
+    RESTCatalogServer catalog = new RESTCatalogServer(dataPath, new BearTokenAuthProvider(args[2]),
+        new ConfigResponse(defaults, new HashMap<>()), warehouse);
+    MockWebServer web = (MockWebServer) field(catalog, "server");
+    Dispatcher paimons = web.getDispatcher();
+    web.setDispatcher(new Dispatcher() {
+      @Override
+      public synchronized MockResponse dispatch(RecordedRequest request) throws InterruptedException {
+        String body = request.getBody().clone().readUtf8();
+        MockResponse response = paimons.dispatch(request);
+        int status = Integer.parseInt(response.getStatus().split(" ")[1]);
+        if (status == 200 && "POST".equals(request.getMethod()) && request.getPath().endsWith("/tables/rename")) {
+          try {
+            recordRenamed(catalog, RESTApi.fromJson(body, RenameTableRequest.class));
+          } catch (Exception e) {
+            throw new IllegalStateException("recording a renamed table", e);
+          }
+        }
+        System.out.println(request.getMethod() + " " + request.getPath() + " " + status);
+        return response;
+      }
+    });
+    web.start(InetAddress.getByName("127.0.0.1"), 0);
+    System.out.println("READY " + web.url("/").toString().replaceAll("/$", ""));
+    System.out.flush();
+    while (System.in.read() != -1) {
+      // serves until the test closes stdin
+    }
+    web.shutdown();
+  }
+
+  /** The renamed table's record rebuilt for its new name, and its latest snapshot and partitions moved to it. */
+  @SuppressWarnings("unchecked")
+  private static void recordRenamed(RESTCatalogServer catalog, RenameTableRequest rename) throws Exception {
+    Identifier from = rename.getSource();
+    Identifier to = rename.getDestination();
+    Map<String, TableMetadata> tables = (Map<String, TableMetadata>) field(catalog, "tableMetadataStore");
+    TableMetadata moved = tables.get(to.getFullName());
+    Method create = RESTCatalogServer.class.getDeclaredMethod("createTableMetadata", Identifier.class, long.class,
+        Schema.class, String.class, boolean.class);
+    create.setAccessible(true);
+    Map<String, String> options = new HashMap<>(moved.schema().options());
+    if (!moved.isExternal()) {
+      options.remove("path");
+    }
+    Schema schema = moved.schema().copy(options).toSchema();
+    tables.put(to.getFullName(), (TableMetadata) create.invoke(catalog, to, moved.schema().id(), schema, moved.uuid(),
+        moved.isExternal()));
+    for (String store : List.of("tableLatestSnapshotStore", "tablePartitionsStore")) {
+      Map<String, Object> byName = (Map<String, Object>) field(catalog, store);
+      Object value = byName.remove(from.getFullName());
+      if (value != null) {
+        byName.put(to.getFullName(), value);
+      }
+    }
+  }
+
+  private static Object field(Object owner, String name) throws Exception {
+    Field field = owner.getClass().getDeclaredField(name);
+    field.setAccessible(true);
+    return field.get(owner);
+  }
+}
