@@ -85,11 +85,12 @@ def _forget_earlier_catalogs() -> None:
 def new_session(warehouse: Path | str, master: str = "local[2]", metastore_uri: str | None = None,
                 catalog_options: dict[str, str] | None = None, **conf: str) -> SparkSession:
     """A session whose `paimon` catalog is over `warehouse`: a local path, or an `s3a://` location on the
-    moto server whose settings `conf` (or, in a worker process, its environment) gives. The suite's own
+    moto server whose settings `conf` (or, in a worker process, its environment) gives; or with
+    `catalog_options` of a REST catalog (metastore=rest), the catalog's name on its server. The suite's own
     driver always has S3A on its classpath: it is started once, by whichever module comes first. With
     `metastore_uri` the catalogs are Hive catalogs over that metastore, with `catalog_options`."""
     _forget_earlier_catalogs()
-    on_s3 = isinstance(warehouse, str)
+    on_s3 = isinstance(warehouse, str) and warehouse.startswith("s3a://")
     local = warehouse.parent if isinstance(warehouse, Path) else Path(tempfile.mkdtemp(prefix="spark-"))
     builder = (
         SparkSession.builder.master(master)

@@ -227,3 +227,11 @@ def test_configure_adds_extra_packages_and_keeps_extensions():
     assert options["spark.sql.catalog.lake.warehouse"] == "file:///tmp/wh"
     with pytest.raises(ValueError, match="not a valid identifier"):
         configure_spark_with_paimon(SparkSession.builder, catalog="no-dashes")
+    rest = {"metastore": "rest", "uri": "http://127.0.0.1:1", "token.provider": "bear", "token": "t"}
+    named = configure_spark_with_paimon(SparkSession.builder, warehouse="lake_on_server", catalog="lake",
+                                        catalog_options=rest)._options  # type: ignore[attr-defined]
+    # A REST catalog's warehouse is its name on the server, kept as given, never made a path.
+    assert named["spark.sql.catalog.lake.warehouse"] == "lake_on_server"
+    assert named["spark.sql.catalog.lake.metastore"] == "rest"
+    with pytest.raises(ValueError, match="needs warehouse"):
+        configure_spark_with_paimon(SparkSession.builder, catalog_options=rest)

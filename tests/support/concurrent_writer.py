@@ -7,7 +7,8 @@ of each other.
 
 usage: concurrent_writer.py WAREHOUSE WRITER_ID WORKDIR
 WAREHOUSE is a local path or an s3a:// location (the store's settings then come from the environment).
-With PAIMON_TEST_METASTORE set (JSON: uri, options) the writers' catalog is a Hive catalog over that metastore.
+With PAIMON_TEST_METASTORE set (JSON: uri, options) the writers' catalog is a Hive catalog over that metastore;
+with options alone (metastore=rest ...) a REST catalog, whose name on its server WAREHOUSE is.
 The pool writes job N as WORKDIR/job-N (JSON: the table, commits, rows per commit and which writers run
 it; `null` to stop); each writer answers it with WORKDIR/done-N-ID (JSON: the commits it made, and the
 error that ended the job early, if one did).
@@ -123,7 +124,8 @@ def main() -> None:
 
     # Writers through a metastore catalog are told its address and options by their environment.
     metastore = json.loads(os.environ.get("PAIMON_TEST_METASTORE", "null")) or {}
-    spark = new_session(warehouse if warehouse.startswith("s3a://") else Path(warehouse), master="local[1]",
+    rest = (metastore.get("options") or {}).get("metastore") == "rest"
+    spark = new_session(warehouse if warehouse.startswith("s3a://") or rest else Path(warehouse), master="local[1]",
                         metastore_uri=metastore.get("uri"), catalog_options=metastore.get("options"))
     (workdir / f"ready-{writer}").touch()
     job = 0

@@ -129,6 +129,15 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
     case other => other
   }
 
+  // The commit of this write's files, once one started: a failure after it (an answer lost, what runs after a
+  // published snapshot) may leave them in the table, so abort deletes them only when it did not land.
+  @volatile private var attempted: Option[(String, Long)] = None
+
+  /** Whether the attempted commit landed, or may have: its outcome unknown when the table cannot be read now. */
+  private def mayHaveLanded: Boolean = attempted.exists { case (user, identifier) =>
+    try new TableCommit(store, user).committed(identifier) catch { case scala.util.control.NonFatal(_) => true }
+  }
+
   private def dropKeyFiles(): Unit = {
     keyFiles.foreach { case (prefix, assigners) => CrossPartitionBootstrap.delete(store, prefix, assigners) }
     keyFiles = None
@@ -141,6 +150,7 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
     commitFiles(UUID.randomUUID().toString, messages, SnapshotJson.BatchCommitIdentifier)
 
   private def commitFiles(commitUser: String, messages: Array[WriterCommitMessage], identifier: Long): Unit = {
+    attempted = Some(commitUser -> identifier)
     val written = messages.toSeq.collect { case f: FilesWritten => f.files }
     val entries = written.flatMap(_.data)
     // What is replaced is decided only now: a copy-on-write scan may have narrowed its files at run time.
@@ -174,10 +184,14 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
     if (new TableCommit(store, streamCommitUser).committed(epochId)) {
       PaimonWrite.log.warn(s"Micro-batch $epochId of query $queryId is already committed to ${table.name()} " +
         "(a replay after a failure); its files are dropped")
+      attempted = None
       abort(messages)
     } else commitFiles(streamCommitUser, messages, epochId)
 
-  override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit = abort(messages)
+  override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit = {
+    attempted = attempted.filter(_._2 == epochId)
+    abort(messages)
+  }
 
   /**
    * Inline compaction, as Paimon writers do unless `write-only`: the buckets just written are
@@ -204,7 +218,7 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
 
   override def abort(messages: Array[WriterCommitMessage]): Unit = {
     dropKeyFiles()
-    messages.toSeq.collect { case f: FilesWritten => f.files }.foreach { f =>
+    if (!mayHaveLanded) messages.toSeq.collect { case f: FilesWritten => f.files }.foreach { f =>
       (f.data ++ f.changelog).foreach(e => store.io.delete(store.dataFilePath(e.partition, e.bucket, e.file), recursive = false))
       f.index.flatMap(_.entries).foreach(e => store.io.delete(store.paths.indexFile(e.fileName), recursive = false))
     }

@@ -1,0 +1,129 @@
+"""Paimon's REST catalog from PySpark, on Apache Paimon's own REST server (tests/support/rest_catalog.py): tables
+shared with pypaimon's REST client both ways, a wrong token as a typed error, writer processes committing through
+one server, and a server that loses a commit's request or its answer."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from typing import Iterator
+
+import pyarrow as pa
+import pytest
+from pypaimon import CatalogFactory, Schema
+
+from concurrent_writer import WriterPool
+from conftest import new_session
+from paimon_spark import CatalogAccessError, MetastoreError
+from rest_catalog import LosingProxy, RestCatalogServer
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RestCatalogServer]:
+    server = RestCatalogServer(tmp_path_factory.mktemp("rest"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def spark(server: RestCatalogServer) -> Iterator:
+    session = new_session(server.warehouse, catalog_options=server.options())
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def oracle(server: RestCatalogServer, spark):
+    return CatalogFactory.create(server.options())
+
+
+def rows(spark, query: str) -> list[tuple]:
+    return sorted(tuple(r) for r in spark.sql(query).collect())
+
+
+def pypaimon_rows(oracle, name: str) -> list[tuple]:
+    builder = oracle.get_table(name).new_read_builder()
+    table = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+    return sorted(tuple(r.values()) for r in table.to_pylist())
+
+
+def pypaimon_append(oracle, name: str, frame: pa.Table) -> None:
+    builder = oracle.get_table(name).new_batch_write_builder()
+    write, commit = builder.new_write(), builder.new_commit()
+    write.write_arrow(frame)
+    commit.commit(write.prepare_commit())
+    write.close()
+    commit.close()
+
+
+def test_pypaimon_and_we_list_read_and_write_each_others_tables(spark, oracle):
+    spark.sql("CREATE DATABASE paimon.shared")
+    spark.sql("CREATE TABLE paimon.shared.ours (id BIGINT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2')")
+    spark.sql("INSERT INTO paimon.shared.ours VALUES (1, 'a'), (2, 'b')")
+    spark.sql("UPDATE paimon.shared.ours SET v = 'b2' WHERE id = 2")
+    assert "shared" in oracle.list_databases() and oracle.list_tables("shared") == ["ours"]
+    assert pypaimon_rows(oracle, "shared.ours") == [(1, "a"), (2, "b2")]
+    schema = pa.schema([("id", pa.int64()), ("name", pa.string())])
+    oracle.create_table("shared.theirs", Schema.from_pyarrow_schema(schema), False)
+    pypaimon_append(oracle, "shared.theirs", pa.table({"id": [1, 2], "name": ["x", "y"]}, schema=schema))
+    assert rows(spark, "SELECT * FROM paimon.shared.theirs") == [(1, "x"), (2, "y")]
+    spark.sql("INSERT INTO paimon.shared.theirs VALUES (3, 'z')")
+    assert pypaimon_rows(oracle, "shared.theirs") == [(1, "x"), (2, "y"), (3, "z")]
+    assert sorted(r[1] for r in spark.sql("SHOW TABLES IN paimon.shared").collect()) == ["ours", "theirs"]
+
+
+def test_a_wrong_token_is_a_catalog_access_error_naming_the_catalog(spark, server):
+    for key, value in server.options(token="not-the-token").items():
+        spark.conf.set(f"spark.sql.catalog.wrong.{key}", value)
+    spark.conf.set("spark.sql.catalog.wrong", "paimonspark.spark.PaimonCatalog")
+    with pytest.raises(CatalogAccessError) as refused:
+        spark.sql("SHOW DATABASES IN wrong")
+    assert refused.value.value == "wrong" and "401" in str(refused.value)
+    assert "not-the-token" not in str(refused.value)
+    # The catalog asked for its config, was refused, and asked nothing more.
+    assert server.requests()[-1] == f"GET /v1/config?warehouse={server.warehouse} 401"
+
+
+def test_two_writer_processes_commit_through_one_server_and_none_is_lost(spark, server, tmp_path):
+    spark.sql("CREATE TABLE paimon.default.raced (writer INT, seq BIGINT) TBLPROPERTIES ('commit.max-retries' = '100', "
+              "'write-only' = 'true')")
+    env = dict(os.environ, PAIMON_TEST_METASTORE=json.dumps({"options": server.options()}))
+    pool = WriterPool(server.warehouse, (1, 2), tmp_path / "writers", env=env)
+    try:
+        assert pool.run("paimon.default.raced", 3) == {1: 3, 2: 3}
+    finally:
+        pool.close()
+    got = rows(spark, "SELECT writer, seq FROM paimon.default.raced")
+    assert got == sorted((w, i * 1000000) for w in (1, 2) for i in range(3))
+    snapshots = spark.sql("SELECT snapshot_id, commit_user, commit_identifier FROM paimon.default.`raced$snapshots`")
+    ids = [r[0] for r in snapshots.collect()]
+    assert sorted(ids) == list(range(1, 7))
+    assert max(Counter((r[1], r[2]) for r in snapshots.collect()).values()) == 1
+    commits = [r for r in server.requests() if "/tables/raced/commit" in r]
+    assert len(commits) >= 6 and all(r.endswith(" 200") for r in commits), commits
+
+
+def test_a_commit_lost_before_or_after_the_server_leaves_the_table_whole(spark, server):
+    proxy = LosingProxy(server.url)
+    try:
+        for key, value in server.options(url=proxy.url).items():
+            spark.conf.set(f"spark.sql.catalog.flaky.{key}", value)
+        spark.conf.set("spark.sql.catalog.flaky", "paimonspark.spark.PaimonCatalog")
+        spark.sql("CREATE TABLE flaky.default.lossy (id INT)")
+        spark.sql("INSERT INTO flaky.default.lossy VALUES (1)")
+        proxy.lose("before")
+        with pytest.raises(MetastoreError) as lost:
+            spark.sql("INSERT INTO flaky.default.lossy VALUES (2)")
+        assert "may or may not have landed" in str(lost.value)
+        assert rows(spark, "SELECT * FROM flaky.default.lossy") == [(1,)]
+        proxy.lose("after")
+        with pytest.raises(MetastoreError):
+            spark.sql("INSERT INTO flaky.default.lossy VALUES (3)")
+        # The server took that one: the next read shows it, and the next commit goes on from it.
+        assert rows(spark, "SELECT * FROM flaky.default.lossy") == [(1,), (3,)]
+        spark.sql("INSERT INTO flaky.default.lossy VALUES (4)")
+        assert rows(spark, "SELECT * FROM paimon.default.lossy") == [(1,), (3,), (4,)]
+        assert [r[0] for r in spark.sql("SELECT snapshot_id FROM paimon.default.`lossy$snapshots`").collect()] == [1, 2, 3]
+    finally:
+        proxy.stop()
