@@ -164,6 +164,16 @@ def oracle(warehouse: Path):
     return CatalogFactory.create({"warehouse": str(warehouse)})
 
 
+def oracle_append(oracle, name: str, frame) -> None:
+    """Appends an Arrow table to the table `name` ("db.t") as pypaimon writes: one batch write, one commit."""
+    builder = oracle.get_table(name).new_batch_write_builder()
+    write, commit = builder.new_write(), builder.new_commit()
+    write.write_arrow(frame)
+    commit.commit(write.prepare_commit())
+    write.close()
+    commit.close()
+
+
 def oracle_rows(oracle, name: str, columns: list[str] | None = None, db: str = "default") -> list[tuple]:
     """A table's rows as pypaimon reads them (all columns, or `columns`), sorted."""
     table = oracle.get_table(f"{db}.{name}")

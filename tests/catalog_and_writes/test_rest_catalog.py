@@ -14,7 +14,7 @@ import pytest
 from pypaimon import CatalogFactory, Schema
 
 from concurrent_writer import WriterPool
-from conftest import new_session
+from conftest import new_session, oracle_append, oracle_rows
 from paimon_spark import CatalogAccessError, MetastoreError
 from rest_catalog import LosingProxy, RestCatalogServer
 
@@ -42,34 +42,19 @@ def rows(spark, query: str) -> list[tuple]:
     return sorted(tuple(r) for r in spark.sql(query).collect())
 
 
-def pypaimon_rows(oracle, name: str) -> list[tuple]:
-    builder = oracle.get_table(name).new_read_builder()
-    table = builder.new_read().to_arrow(builder.new_scan().plan().splits())
-    return sorted(tuple(r.values()) for r in table.to_pylist())
-
-
-def pypaimon_append(oracle, name: str, frame: pa.Table) -> None:
-    builder = oracle.get_table(name).new_batch_write_builder()
-    write, commit = builder.new_write(), builder.new_commit()
-    write.write_arrow(frame)
-    commit.commit(write.prepare_commit())
-    write.close()
-    commit.close()
-
-
 def test_pypaimon_and_we_list_read_and_write_each_others_tables(spark, oracle):
     spark.sql("CREATE DATABASE paimon.shared")
     spark.sql("CREATE TABLE paimon.shared.ours (id BIGINT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2')")
     spark.sql("INSERT INTO paimon.shared.ours VALUES (1, 'a'), (2, 'b')")
     spark.sql("UPDATE paimon.shared.ours SET v = 'b2' WHERE id = 2")
     assert "shared" in oracle.list_databases() and oracle.list_tables("shared") == ["ours"]
-    assert pypaimon_rows(oracle, "shared.ours") == [(1, "a"), (2, "b2")]
+    assert oracle_rows(oracle, "ours", db="shared") == [(1, "a"), (2, "b2")]
     schema = pa.schema([("id", pa.int64()), ("name", pa.string())])
     oracle.create_table("shared.theirs", Schema.from_pyarrow_schema(schema), False)
-    pypaimon_append(oracle, "shared.theirs", pa.table({"id": [1, 2], "name": ["x", "y"]}, schema=schema))
+    oracle_append(oracle, "shared.theirs", pa.table({"id": [1, 2], "name": ["x", "y"]}, schema=schema))
     assert rows(spark, "SELECT * FROM paimon.shared.theirs") == [(1, "x"), (2, "y")]
     spark.sql("INSERT INTO paimon.shared.theirs VALUES (3, 'z')")
-    assert pypaimon_rows(oracle, "shared.theirs") == [(1, "x"), (2, "y"), (3, "z")]
+    assert oracle_rows(oracle, "theirs", db="shared") == [(1, "x"), (2, "y"), (3, "z")]
     assert sorted(r[1] for r in spark.sql("SHOW TABLES IN paimon.shared").collect()) == ["ours", "theirs"]
 
 

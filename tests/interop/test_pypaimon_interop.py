@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 from pypaimon import Schema
 
-from conftest import rows
+from conftest import oracle_append, rows
 
 # Partition values that exercise Java's path escaping and the default partition name.
 AWKWARD = ["plain", "with space", "a/b", "c:d", "k=v", "100%", "ünï©ødé", None, ""]
@@ -106,16 +106,6 @@ def test_pypaimon_reads_after_overwrite(spark, oracle):
     assert read_with_pypaimon(oracle, "default.interop_ow", ["id", "p"]) == [(2, "b"), (3, "a")]
 
 
-def pypaimon_append(oracle, name, frame: pa.Table):
-    table = oracle.get_table(name)
-    builder = table.new_batch_write_builder()
-    write, commit = builder.new_write(), builder.new_commit()
-    write.write_arrow(frame)
-    commit.commit(write.prepare_commit())
-    write.close()
-    commit.close()
-
-
 def test_we_read_pypaimon_tables_after_several_commits(spark, oracle):
     oracle.create_database("pyside", True)
     arrow_schema = pa.schema([("id", pa.int64()), ("name", pa.string()), ("amount", pa.float64()), ("dt", pa.string())])
@@ -124,7 +114,7 @@ def test_we_read_pypaimon_tables_after_several_commits(spark, oracle):
     for batch in range(4):
         data = [(batch * 10 + i, f"n{i}", i * 1.5, f"2024-01-0{1 + i % 3}") for i in range(10)]
         expected += data
-        pypaimon_append(oracle, "pyside.orders", pa.Table.from_pylist(
+        oracle_append(oracle, "pyside.orders", pa.Table.from_pylist(
             [dict(zip(arrow_schema.names, r)) for r in data], schema=arrow_schema))
     assert rows(spark.table("paimon.pyside.orders")) == sorted(expected, key=lambda r: r[0])
     assert rows(spark.sql("SELECT * FROM paimon.pyside.orders WHERE dt = '2024-01-02'")) == sorted(
@@ -133,6 +123,6 @@ def test_we_read_pypaimon_tables_after_several_commits(spark, oracle):
     spark.sql("INSERT INTO paimon.pyside.orders VALUES (999, 'ours', 0.5, '2024-01-01')")
     theirs = read_with_pypaimon(oracle, "pyside.orders", ["id", "name", "amount", "dt"])
     assert (999, "ours", 0.5, "2024-01-01") in theirs and len(theirs) == 41
-    pypaimon_append(oracle, "pyside.orders", pa.Table.from_pylist(
+    oracle_append(oracle, "pyside.orders", pa.Table.from_pylist(
         [{"id": 1000, "name": "py", "amount": 1.0, "dt": "2024-01-03"}], schema=arrow_schema))
     assert spark.table("paimon.pyside.orders").count() == 42
