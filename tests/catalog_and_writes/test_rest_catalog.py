@@ -15,7 +15,7 @@ from pypaimon import CatalogFactory, Schema
 
 from concurrent_writer import WriterPool
 from conftest import new_session, oracle_append, oracle_rows
-from paimon_spark import CatalogAccessError, MetastoreError
+from paimon_spark import CatalogAccessError, MetastoreError, PaimonTable
 from rest_catalog import LosingProxy, RestCatalogServer
 
 
@@ -56,6 +56,12 @@ def test_pypaimon_and_we_list_read_and_write_each_others_tables(spark, oracle):
     spark.sql("INSERT INTO paimon.shared.theirs VALUES (3, 'z')")
     assert oracle_rows(oracle, "theirs", db="shared") == [(1, "x"), (2, "y"), (3, "z")]
     assert sorted(r[1] for r in spark.sql("SHOW TABLES IN paimon.shared").collect()) == ["ours", "theirs"]
+    # The Python API over the same catalog, by name.
+    theirs = PaimonTable.for_name(spark, "paimon.shared.theirs")
+    theirs.append(spark.createDataFrame([(4, "w")], "id BIGINT, name STRING"))
+    assert theirs.latest_snapshot_id() == 3 and rows(spark, "SELECT * FROM paimon.shared.theirs VERSION AS OF 2") == \
+        [(1, "x"), (2, "y"), (3, "z")]
+    assert oracle_rows(oracle, "theirs", db="shared")[-1] == (4, "w")
 
 
 def test_a_wrong_token_is_a_catalog_access_error_naming_the_catalog(spark, server):

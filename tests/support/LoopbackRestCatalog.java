@@ -31,7 +31,8 @@ import org.apache.paimon.schema.Schema;
  * time. Its rename moves the directory but keeps the old path and latest snapshot under the old name, so a
  * renamed table reads empty even to Paimon's Java client; after each rename this one records the table
  * again under its new name (new path, same uuid and schema) with its snapshot and partitions. Prints
- * READY URL when it listens, one line per request (METHOD PATH STATUS) after, and stops when stdin closes.
+ * READY URL when it listens, two lines per request after (METHOD PATH STATUS, then HEADERS and the names of
+ * the headers it came with), and stops when stdin closes.
  */
 public class LoopbackRestCatalog {
   public static void main(String[] args) throws Exception {
@@ -63,6 +64,8 @@ public class LoopbackRestCatalog {
           }
         }
         System.out.println(request.getMethod() + " " + request.getPath() + " " + status);
+        // The names of the headers a client sent, never their values (a token is among them).
+        System.out.println("HEADERS " + String.join(",", new java.util.TreeSet<>(request.getHeaders().names())));
         return response;
       }
     });

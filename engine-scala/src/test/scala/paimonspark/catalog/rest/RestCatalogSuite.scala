@@ -23,7 +23,8 @@ import paimonspark.spark.LocalSession
 class RestCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
   private lazy val server = RestServer.start()
   private lazy val spark: SparkSession = LocalSession.onWarehouse("rest-catalog", server.warehouse,
-    (server.catalogOptions - "warehouse").map { case (k, v) => s"spark.sql.catalog.paimon.$k" -> v }.toSeq: _*)
+    (server.catalogOptions - "warehouse" + ("header.X-Paimon-Team" -> "lake")).map { case (k, v) =>
+      s"spark.sql.catalog.paimon.$k" -> v }.toSeq: _*)
   private lazy val java = new JavaPaimon(server.warehouse, server.catalogOptions - "warehouse")
 
   override def afterAll(): Unit = { java.close(); spark.stop(); server.stop() }
@@ -38,6 +39,8 @@ class RestCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(java.catalog.listDatabases().asScala.toSet == Set("default", "rdb", "jdb"))
     assert(sql("SHOW DATABASES IN paimon").map(_.getString(0)).toSet == Set("default", "rdb", "jdb"))
     assert(server.requests.exists(_.startsWith("GET /v1/config?warehouse=rest_wh 200")))
+    // header.* options go with every request: the first is ours, Java's catalog started after.
+    assert(server.headerNames.head.exists(_.equalsIgnoreCase("X-Paimon-Team")), server.headerNames.head)
   }
 
   test("a table we create and write is Java's to list and read, committed through the server") {
@@ -87,7 +90,7 @@ class RestCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(rows("SELECT id, w FROM paimon.jdb.jt WHERE id >= 4") == Seq(Seq(4, null), Seq(5, "w5")))
   }
 
-  test("row-level DML, tags, time travel, changes and a stream read a table of the REST catalog") {
+  test("row-level DML, tags, time travel, changes and streams read and write tables of the REST catalog") {
     sql("CREATE TABLE paimon.rdb.hist (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', " +
       "'changelog-producer' = 'lookup')")
     sql("INSERT INTO paimon.rdb.hist VALUES (1, 'a'), (2, 'b')")
@@ -102,10 +105,13 @@ class RestCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     val changes = rows(s"SELECT rowkind, id, v FROM paimon.rdb.`hist$$audit_log` WITH ('incremental-between' = '0,$latest')")
     assert(changes == java.rows("rdb.hist$audit_log", "incremental-between" -> s"0,$latest"))
     assert(changes.contains(Seq("-U", 2, "b")) && changes.contains(Seq("+U", 2, "b2")))
-    val stream = spark.readStream.table("paimon.rdb.hist").writeStream.format("memory").queryName("hist_stream")
-      .trigger(org.apache.spark.sql.streaming.Trigger.AvailableNow()).start()
+    // A stream from one table of the catalog into another: the source's and the sink's snapshots are the server's.
+    sql("CREATE TABLE paimon.rdb.hist_copy (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
+    val checkpoint = Files.createTempDirectory("rest-stream").toString
+    val stream = spark.readStream.table("paimon.rdb.hist").writeStream.option("checkpointLocation", checkpoint)
+      .trigger(org.apache.spark.sql.streaming.Trigger.AvailableNow()).toTable("paimon.rdb.hist_copy")
     stream.awaitTermination()
-    assert(rows("SELECT * FROM hist_stream") == Seq(Seq(1, "a"), Seq(2, "b2"), Seq(3, "c")))
+    assert(java.rows("rdb.hist_copy") == Seq(Seq(1, "a"), Seq(2, "b2"), Seq(3, "c")))
     intercept[paimonspark.UnsupportedFeatureException](sql("CALL paimon.sys.rollback(table => 'rdb.hist', version => 'first')"))
     intercept[paimonspark.UnsupportedFeatureException](
       sql("CALL paimon.sys.create_branch(table => 'rdb.hist', branch => 'b')"))

@@ -23,6 +23,13 @@ final class RestServer private (process: Process, val url: String, val dir: Path
     try source.getLines().filter(_.matches("(GET|POST|DELETE|PUT|HEAD) .*")).toList finally source.close()
   }
 
+  /** The names of the headers of each request, in order. */
+  def headerNames: Seq[Set[String]] = {
+    val source = scala.io.Source.fromFile(dir.resolve("server.log").toFile)
+    try source.getLines().collect { case l if l.startsWith("HEADERS ") => l.stripPrefix("HEADERS ").split(",").toSet }.toList
+    finally source.close()
+  }
+
   def stop(): Unit = {
     process.getOutputStream.close()
     if (!process.waitFor(30, TimeUnit.SECONDS)) process.destroyForcibly().waitFor()
