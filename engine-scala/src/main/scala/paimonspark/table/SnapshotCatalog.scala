@@ -17,6 +17,12 @@ trait SnapshotCatalog extends Serializable {
    * first (the commit is retried as a conflict). Throws when the outcome is unknown.
    */
   def commit(snapshot: Snapshot, statistics: Seq[PartitionStatistics]): Boolean
+
+  /**
+   * Rolls the table back to `target`, by its `tag` when one named it (a tagged snapshot that expired comes
+   * back from its tag), if its latest snapshot is still `from`; the catalog removes what came after.
+   */
+  def rollback(target: Snapshot, tag: Option[String], from: Long): Unit
 }
 
 /**

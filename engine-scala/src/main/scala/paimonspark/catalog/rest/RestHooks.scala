@@ -1,14 +1,15 @@
 package paimonspark.catalog.rest
 
-import paimonspark.{MetastoreException, TableNotFoundException, UnsupportedFeatureException}
+import paimonspark.{MetastoreException, SnapshotNotFoundException, TableNotFoundException, UnsupportedFeatureException}
 import paimonspark.format.metadata.{Snapshot, TableSchema}
 import paimonspark.table.{CatalogHooks, FileStoreTable, PartitionStatistics, SnapshotCatalog}
 
 /**
  * What a REST catalog is to its table `db.table` (uuid `uuid`): the keeper of its snapshots. Its latest
  * snapshot is the server's answer, and a commit is `POST .../commit` with the table's uuid, so that a
- * commit never lands on another table that took the name meanwhile. The server writes the snapshot file
- * and has no lock to take; partitions are its own record, kept from each commit's statistics.
+ * commit never lands on another table that took the name meanwhile. The server writes the snapshot file,
+ * and rolls back by itself; it has no lock to take; partitions are its own record, kept from each commit's
+ * statistics.
  */
 final class RestHooks(settings: RestSettings, db: String, table: String, uuid: String) extends CatalogHooks {
   override def locked[T](publish: => T): T = publish
@@ -43,6 +44,14 @@ private final class RestSnapshots(settings: RestSettings, db: String, table: Str
       case e: MetastoreException => throw new MetastoreException(settings.uri, s"table $db.$table: the commit of " +
         s"snapshot ${snapshot.id} got no answer, so it may or may not have landed (the next read says); the files " +
         s"it wrote are kept, and orphan cleanup removes them if it did not. ${e.getMessage}", e)
+    }
+
+  override def rollback(target: Snapshot, tag: Option[String], from: Long): Unit =
+    try client.post(s"$path/rollback", RestMessages.rollback(target.id, tag, from)) catch {
+      case e: RestStatusException if e.status == 404 && e.resourceType.exists(Set("SNAPSHOT", "TAG")) =>
+        throw new SnapshotNotFoundException(s"table $db.$table: the catalog has no ${tag.fold(s"snapshot ${target.id}")(
+          t => s"tag '$t'")} to roll back to: ${e.getMessage}", tag.getOrElse(target.id.toString))
+      case e: RestStatusException if e.status == 404 => throw missing(e)
     }
 
   private def missing(e: RestStatusException) =

@@ -86,6 +86,18 @@ object RestMessages {
 
   def committed(node: JsonNode): Boolean = Json.field(node, "success").exists(_.asBoolean())
 
+  /** `POST .../rollback`: Paimon's `Instant`, a snapshot or a tag, and the snapshot that must still be the latest. */
+  def rollback(snapshotId: Long, tag: Option[String], from: Long): ObjectNode = {
+    val node = Json.obj()
+    val instant = node.putObject("instant")
+    tag match {
+      case Some(name) => instant.put("type", "tag"); instant.put("tagName", name)
+      case None => instant.put("type", "snapshot"); instant.put("snapshotId", snapshotId)
+    }
+    node.put("fromSnapshot", from)
+    node
+  }
+
   /** `POST .../tables/<t>`: the changes as Paimon's `SchemaChange` actions. */
   def alterTable(changes: Seq[SchemaChange]): ObjectNode = {
     val node = Json.obj()

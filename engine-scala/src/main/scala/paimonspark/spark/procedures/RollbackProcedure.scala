@@ -37,16 +37,16 @@ final class RollbackProcedure(tables: String => FileStoreTable, to: RollbackProc
 
   override protected def run(args: Args): Seq[InternalRow] = {
     val table = args.table
+    // As Paimon's procedure reads `version`: all digits name a snapshot, anything else a tag.
+    lazy val version = Seq(
+      args.string("version").map(v => v.trim.toLongOption.fold[TimeTravel](TimeTravel.TagName(v))(TimeTravel.SnapshotId)),
+      args.long("snapshot").map(TimeTravel.SnapshotId),
+      args.string("tag").map(TimeTravel.TagName)).flatten match {
+      case Seq(one) => one
+      case _ => throw new InvalidOptionException("version", "rollback: give exactly one of version, snapshot or tag")
+    }
     val target = to match {
-      case ByVersion =>
-        // As Paimon's procedure reads `version`: all digits name a snapshot, anything else a tag.
-        TimeTravel.resolve(table, Seq(
-          args.string("version").map(v => v.trim.toLongOption.fold[TimeTravel](TimeTravel.TagName(v))(TimeTravel.SnapshotId)),
-          args.long("snapshot").map(TimeTravel.SnapshotId),
-          args.string("tag").map(TimeTravel.TagName)).flatten match {
-          case Seq(one) => one
-          case _ => throw new InvalidOptionException("version", "rollback: give exactly one of version, snapshot or tag")
-        })
+      case ByVersion => TimeTravel.resolve(table, version)
       case ByTimestamp => TimeTravel.resolve(table, TimeTravel.AtMillis(args.need("timestamp", args.long("timestamp"))))
       case ByWatermark =>
         val watermark = args.need("watermark", args.long("watermark"))
@@ -54,7 +54,8 @@ final class RollbackProcedure(tables: String => FileStoreTable, to: RollbackProc
           snapshot = watermark.toString, message = s"$name: table ${table.name} has no snapshot with a watermark at or " +
             s"below $watermark"))
     }
-    Seq(InternalRow(Rollback.toSnapshot(table, target), target.id))
+    val tag = Option.when(to == ByVersion)(version).collect { case TimeTravel.TagName(name) => name }
+    Seq(InternalRow(Rollback.toSnapshot(table, target, tag), target.id))
   }
 }
 

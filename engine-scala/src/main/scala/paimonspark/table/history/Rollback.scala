@@ -11,11 +11,21 @@ import paimonspark.table.FileStoreTable
  * continue from the kept snapshot's id.
  */
 object Rollback {
-  /** Returns the latest snapshot id before the rollback. */
-  def toSnapshot(table: FileStoreTable, target: Snapshot): Long = {
-    table.requireOwnSnapshots("rollback")
+  /**
+   * Returns the latest snapshot id before the rollback. `tag` is the tag that named `target`, if one did. A
+   * catalog that keeps the table's snapshots is asked to roll back, and removes what came after itself.
+   */
+  def toSnapshot(table: FileStoreTable, target: Snapshot, tag: Option[String] = None): Long = {
     val snapshots = table.snapshotManager
     val latest = snapshots.latestId().getOrElse(target.id)
+    table.hooks.snapshotCatalog match {
+      case Some(catalog) => catalog.rollback(target, tag, latest); latest
+      case None => rollBackFiles(table, target, latest)
+    }
+  }
+
+  private def rollBackFiles(table: FileStoreTable, target: Snapshot, latest: Long): Long = {
+    val snapshots = table.snapshotManager
     // A tagged snapshot that expired comes back from its tag.
     val restored = !snapshots.snapshotExists(target.id)
     if (restored) snapshots.restore(target)

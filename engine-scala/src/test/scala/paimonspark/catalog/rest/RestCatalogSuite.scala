@@ -90,7 +90,7 @@ class RestCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(rows("SELECT id, w FROM paimon.jdb.jt WHERE id >= 4") == Seq(Seq(4, null), Seq(5, "w5")))
   }
 
-  test("row-level DML, tags, time travel, changes and streams read and write tables of the REST catalog") {
+  test("row-level DML, tags, time travel, changes, streams and rollbacks on tables of the REST catalog") {
     sql("CREATE TABLE paimon.rdb.hist (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', " +
       "'changelog-producer' = 'lookup')")
     sql("INSERT INTO paimon.rdb.hist VALUES (1, 'a'), (2, 'b')")
@@ -112,10 +112,18 @@ class RestCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
       .trigger(org.apache.spark.sql.streaming.Trigger.AvailableNow()).toTable("paimon.rdb.hist_copy")
     stream.awaitTermination()
     assert(java.rows("rdb.hist_copy") == Seq(Seq(1, "a"), Seq(2, "b2"), Seq(3, "c")))
-    intercept[paimonspark.UnsupportedFeatureException](sql("CALL paimon.sys.rollback(table => 'rdb.hist', version => 'first')"))
     intercept[paimonspark.UnsupportedFeatureException](
       sql("CALL paimon.sys.create_branch(table => 'rdb.hist', branch => 'b')"))
-    assert(java.rows("rdb.hist") == Seq(Seq(1, "a"), Seq(2, "b2"), Seq(3, "c")))
+    // Rollbacks are the server's, by tag and by snapshot: it removes what came after, and commits go on from there.
+    val tagged = java.tags("rdb.hist")("first")._1
+    sql("CALL paimon.sys.rollback(table => 'rdb.hist', version => 'first')")
+    assert(java.latestId("rdb.hist").contains(tagged) && server.requests.exists(_.contains("/tables/hist/rollback 200")))
+    assert(java.rows("rdb.hist") == Seq(Seq(1, "a"), Seq(2, "b")) && rows("SELECT * FROM paimon.rdb.hist") == java.rows("rdb.hist"))
+    sql("INSERT INTO paimon.rdb.hist VALUES (4, 'd')")
+    sql(s"CALL paimon.sys.rollback(table => 'rdb.hist', snapshot => $tagged)")
+    assert(java.rows("rdb.hist") == Seq(Seq(1, "a"), Seq(2, "b")))
+    assert(intercept[paimonspark.SnapshotNotFoundException](
+      sql("CALL paimon.sys.rollback(table => 'rdb.hist', snapshot => 99)")).getMessage.contains("99"))
   }
 
   test("a server that hands out storage credentials (data-token.enabled) is refused, naming the option") {
