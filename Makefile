@@ -29,6 +29,7 @@ $(VENV)/.installed: requirements-dev.txt python/pyproject.toml
 # Idempotent: a set already resolved is not looked at again.
 jars: $(VENV)/.installed
 	$(PY) -m paimon_spark fetch-jars s3 > /dev/null
+	$(PY) -m paimon_spark fetch-jars jdbc > /dev/null
 
 jar: $(JAR)
 

@@ -84,7 +84,10 @@ lazy val engine = (project in file("engine-scala"))
       ("org.apache.paimon" % "paimon-s3" % "1.4.2" % Test).intransitive(),
       // A real single-node HDFS for HdfsSuite: Hadoop's own name node and data node, shaded to sit beside
       // the hadoop-client-api and -runtime jars pyspark ships.
-      ("org.apache.hadoop" % "hadoop-client-minicluster" % "3.5.0" % Test).intransitive()
+      ("org.apache.hadoop" % "hadoop-client-minicluster" % "3.5.0" % Test).intransitive(),
+      // The JDBC catalog's drivers, as users add them: SQLite (an embedded file) and PostgreSQL.
+      "org.xerial" % "sqlite-jdbc" % "3.51.1.0" % Test,
+      "org.postgresql" % "postgresql" % "42.7.8" % Test
     ) ++ s3aForTests,
     Compile / unmanagedJars ++= (pysparkJars * "*.jar").classpath,
     Test / unmanagedJars ++= (pysparkJars * "*.jar").classpath,

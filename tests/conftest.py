@@ -52,6 +52,7 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault(jar_sets.JARS_DIR_VARIABLE, str(REPO / ".cache" / "jars"))
     if not hasattr(config, "workerinput"):
         jar_sets.S3.fetch()
+        jar_sets.JDBC.fetch()
     jvm_options.use_in_every_jvm()
 
 
@@ -101,6 +102,10 @@ def new_session(warehouse: Path | str, master: str = "local[2]", metastore_uri: 
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.sql.warehouse.dir", str(local / "spark-warehouse"))
     )
+    if jvm_options.in_suite_process():
+        # The suite's driver JVM serves every module of its worker: the JDBC catalog's drivers are on its
+        # classpath from the start, as S3A is, whichever module starts it.
+        builder = builder.config("spark.jars", ",".join(jar_sets.JDBC.fetch()))
     worker_s3 = s3_store.conf_from_env() if on_s3 else {}
     settings = {**jvm_options.executor_conf(), **worker_s3, **conf}
     for key, value in settings.items():

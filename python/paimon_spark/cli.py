@@ -71,7 +71,8 @@ def _parser() -> argparse.ArgumentParser:
     fetch = commands.add_parser("fetch-jars", help="resolve a jar set once and print its jars",
                                 description="Resolve a set of Maven jars once (unless it was) and print its jars "
                                             "comma-separated, for spark-submit --jars.")
-    fetch.add_argument("jar_set", choices=sorted(NAMED), help="the set: s3 is what s3=True sessions load")
+    fetch.add_argument("jar_set", choices=sorted(NAMED),
+                       help="the set: s3 is what s3=True sessions load, jdbc the JDBC catalog's drivers")
     fetch.add_argument("--dir", type=Path, help="where sets are resolved (default: $PAIMON_SPARK_JARS_DIR, "
                                                 "else ~/.cache/paimon-spark/jars)")
     return parser

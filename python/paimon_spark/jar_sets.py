@@ -166,5 +166,10 @@ S3_EXCLUDES = [
 ]
 S3 = JarSet("s3", tuple(S3_PACKAGES), tuple(S3_EXCLUDES))
 
+# The JDBC catalog's drivers (metastore=jdbc): SQLite, an embedded file for one machine, and PostgreSQL,
+# the server teams run. Each driver is one jar with no dependencies.
+JDBC_PACKAGES = ["org.xerial:sqlite-jdbc:3.51.1.0", "org.postgresql:postgresql:42.7.8"]
+JDBC = JarSet("jdbc", tuple(JDBC_PACKAGES))
+
 # The sets `paimon-spark fetch-jars` knows by name.
-NAMED = {S3.name: S3}
+NAMED = {S3.name: S3, JDBC.name: JDBC}

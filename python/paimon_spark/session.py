@@ -9,7 +9,7 @@ from pyspark.sql import SparkSession
 
 from paimon_spark import errors
 from paimon_spark._conf import appended, warehouse_uri
-from paimon_spark.jar_sets import S3, S3_EXCLUDES, S3_PACKAGES
+from paimon_spark.jar_sets import JDBC, JDBC_PACKAGES, S3, S3_EXCLUDES, S3_PACKAGES
 
 _JAR_NAME = "paimon-spark.jar"
 _EXTENSIONS = "paimonspark.spark.extensions.PaimonSparkSessionExtensions"
@@ -28,11 +28,14 @@ def engine_jar() -> str:
     return str(jar)
 
 
-def with_packages(builder: SparkSession.Builder, packages: List[str], s3: bool) -> SparkSession.Builder:
+def with_packages(builder: SparkSession.Builder, packages: List[str], s3: bool,
+                  jdbc: bool = False) -> SparkSession.Builder:
     """``builder`` with Maven ``packages`` added to ``spark.jars.packages``, and with ``s3``, what S3A
     needs: the jars of :data:`S3_PACKAGES` without :data:`S3_EXCLUDES` in ``spark.jars`` (resolved
     once per machine, :mod:`paimon_spark.jar_sets`, never by the session's own Ivy) and ``s3://``
-    mapped to S3A."""
+    mapped to S3A; with ``jdbc``, the JDBC catalog's drivers (:data:`JDBC_PACKAGES`), resolved the same way."""
+    if jdbc:
+        builder = builder.config("spark.jars", appended(builder, "spark.jars", JDBC.fetch()))
     if packages:
         builder = builder.config("spark.jars.packages", appended(builder, "spark.jars.packages", packages))
     if s3:
@@ -72,7 +75,10 @@ def configure_spark_with_paimon(
     Hive find them. ``catalog_options`` are Paimon catalog options for both catalogs, such as
     ``{"lock.enabled": "true"}``; with ``{"metastore": "rest", "uri": "http://host:port", "token.provider": "bear",
     "token": ...}`` both are Paimon's REST catalog over that server, and ``warehouse`` is the catalog's name
-    there. Errors raised by the engine become :class:`paimon_spark.PaimonError` subclasses.
+    there. With ``{"metastore": "jdbc", "uri": "jdbc:sqlite:/path/catalog.db"}`` (or ``jdbc:postgresql://...`` with
+    ``jdbc.user`` and ``jdbc.password``) both are Paimon's JDBC catalog, its tables under ``warehouse``, and the
+    session loads the SQLite and PostgreSQL drivers (:data:`JDBC_PACKAGES`, resolved once per machine). Errors
+    raised by the engine become :class:`paimon_spark.PaimonError` subclasses.
 
     >>> spark = configure_spark_with_paimon(SparkSession.builder.master("local[2]")).getOrCreate()
     >>> spark.sql("CREATE TABLE paimon.default.t (id INT, name STRING)")
@@ -100,7 +106,7 @@ def configure_spark_with_paimon(
             raise ValueError(f"metastore_uri {metastore_uri!r} is not a thrift://host:port address")
         options.update({"metastore": "hive", "uri": metastore_uri})
     builder = (
-        with_packages(builder, extra_packages or [], s3)
+        with_packages(builder, extra_packages or [], s3, jdbc=options.get("metastore", "").strip().lower() == "jdbc")
         .config("spark.jars", appended(builder, "spark.jars", [jar]))
         .config("spark.sql.extensions", ",".join(extensions))
         .config(f"spark.sql.catalog.{catalog}", "paimonspark.spark.PaimonCatalog")

@@ -4,17 +4,14 @@ one server, and a server that loses a commit's request or its answer."""
 
 from __future__ import annotations
 
-import json
-import os
-from collections import Counter
 from typing import Iterator
 
 import pyarrow as pa
 import pytest
 from pypaimon import CatalogFactory, Schema
 
-from concurrent_writer import WriterPool
-from conftest import new_session, oracle_append, oracle_rows
+from concurrent_writer import race_through_catalog
+from conftest import new_session, oracle_append, oracle_rows, rows
 from paimon_spark import CatalogAccessError, MetastoreError, PaimonTable
 from rest_catalog import LosingProxy, RestCatalogServer
 
@@ -38,10 +35,6 @@ def oracle(server: RestCatalogServer, spark):
     return CatalogFactory.create(server.options())
 
 
-def rows(spark, query: str) -> list[tuple]:
-    return sorted(tuple(r) for r in spark.sql(query).collect())
-
-
 def test_pypaimon_and_we_list_read_and_write_each_others_tables(spark, oracle):
     spark.sql("CREATE DATABASE paimon.shared")
     spark.sql("CREATE TABLE paimon.shared.ours (id BIGINT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '2')")
@@ -52,15 +45,15 @@ def test_pypaimon_and_we_list_read_and_write_each_others_tables(spark, oracle):
     schema = pa.schema([("id", pa.int64()), ("name", pa.string())])
     oracle.create_table("shared.theirs", Schema.from_pyarrow_schema(schema), False)
     oracle_append(oracle, "shared.theirs", pa.table({"id": [1, 2], "name": ["x", "y"]}, schema=schema))
-    assert rows(spark, "SELECT * FROM paimon.shared.theirs") == [(1, "x"), (2, "y")]
+    assert rows(spark.sql("SELECT * FROM paimon.shared.theirs")) == [(1, "x"), (2, "y")]
     spark.sql("INSERT INTO paimon.shared.theirs VALUES (3, 'z')")
     assert oracle_rows(oracle, "theirs", db="shared") == [(1, "x"), (2, "y"), (3, "z")]
     assert sorted(r[1] for r in spark.sql("SHOW TABLES IN paimon.shared").collect()) == ["ours", "theirs"]
     # The Python API over the same catalog, by name.
     theirs = PaimonTable.for_name(spark, "paimon.shared.theirs")
     theirs.append(spark.createDataFrame([(4, "w")], "id BIGINT, name STRING"))
-    assert theirs.latest_snapshot_id() == 3 and rows(spark, "SELECT * FROM paimon.shared.theirs VERSION AS OF 2") == \
-        [(1, "x"), (2, "y"), (3, "z")]
+    assert theirs.latest_snapshot_id() == 3
+    assert rows(spark.sql("SELECT * FROM paimon.shared.theirs VERSION AS OF 2")) == [(1, "x"), (2, "y"), (3, "z")]
     assert oracle_rows(oracle, "theirs", db="shared")[-1] == (4, "w")
 
 
@@ -79,18 +72,7 @@ def test_a_wrong_token_is_a_catalog_access_error_naming_the_catalog(spark, serve
 def test_two_writer_processes_commit_through_one_server_and_none_is_lost(spark, server, tmp_path):
     spark.sql("CREATE TABLE paimon.default.raced (writer INT, seq BIGINT) TBLPROPERTIES ('commit.max-retries' = '100', "
               "'write-only' = 'true')")
-    env = dict(os.environ, PAIMON_TEST_METASTORE=json.dumps({"options": server.options()}))
-    pool = WriterPool(server.warehouse, (1, 2), tmp_path / "writers", env=env)
-    try:
-        assert pool.run("paimon.default.raced", 3) == {1: 3, 2: 3}
-    finally:
-        pool.close()
-    got = rows(spark, "SELECT writer, seq FROM paimon.default.raced")
-    assert got == sorted((w, i * 1000000) for w in (1, 2) for i in range(3))
-    snapshots = spark.sql("SELECT snapshot_id, commit_user, commit_identifier FROM paimon.default.`raced$snapshots`")
-    ids = [r[0] for r in snapshots.collect()]
-    assert sorted(ids) == list(range(1, 7))
-    assert max(Counter((r[1], r[2]) for r in snapshots.collect()).values()) == 1
+    race_through_catalog(spark, "paimon.default.raced", server.warehouse, server.options(), tmp_path / "writers")
     commits = [r for r in server.requests() if "/tables/raced/commit" in r]
     assert len(commits) >= 6 and all(r.endswith(" 200") for r in commits), commits
 
@@ -107,14 +89,14 @@ def test_a_commit_lost_before_or_after_the_server_leaves_the_table_whole(spark, 
         with pytest.raises(MetastoreError) as lost:
             spark.sql("INSERT INTO flaky.default.lossy VALUES (2)")
         assert "may or may not have landed" in str(lost.value)
-        assert rows(spark, "SELECT * FROM flaky.default.lossy") == [(1,)]
+        assert rows(spark.sql("SELECT * FROM flaky.default.lossy")) == [(1,)]
         proxy.lose("after")
         with pytest.raises(MetastoreError):
             spark.sql("INSERT INTO flaky.default.lossy VALUES (3)")
         # The server took that one: the next read shows it, and the next commit goes on from it.
-        assert rows(spark, "SELECT * FROM flaky.default.lossy") == [(1,), (3,)]
+        assert rows(spark.sql("SELECT * FROM flaky.default.lossy")) == [(1,), (3,)]
         spark.sql("INSERT INTO flaky.default.lossy VALUES (4)")
-        assert rows(spark, "SELECT * FROM paimon.default.lossy") == [(1,), (3,), (4,)]
+        assert rows(spark.sql("SELECT * FROM paimon.default.lossy")) == [(1,), (3,), (4,)]
         assert [r[0] for r in spark.sql("SELECT snapshot_id FROM paimon.default.`lossy$snapshots`").collect()] == [1, 2, 3]
     finally:
         proxy.stop()

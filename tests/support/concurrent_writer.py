@@ -96,6 +96,24 @@ class WriterPool:
                 self.kill(w)
 
 
+def race_through_catalog(spark, table: str, warehouse: str, options: Mapping[str, str], workdir: Path) -> None:
+    """Two writer processes over the catalog `options` (a REST or JDBC catalog; its name on a server, or its
+    `warehouse`) append three commits each to `table` (write-only) at once: all six land, once each, in
+    snapshots 1 to 6, and `spark` reads every row."""
+    env = dict(os.environ, PAIMON_TEST_METASTORE=json.dumps({"options": dict(options)}))
+    pool = WriterPool(warehouse, (1, 2), workdir, env=env)
+    try:
+        assert pool.run(table, 3) == {1: 3, 2: 3}
+    finally:
+        pool.close()
+    got = sorted(tuple(r) for r in spark.sql(f"SELECT writer, seq FROM {table}").collect())
+    assert got == sorted((w, i * 1000000) for w in (1, 2) for i in range(3))
+    database, name = table.rsplit(".", 1)
+    snapshots = spark.sql(f"SELECT snapshot_id, commit_user, commit_identifier FROM {database}.`{name}$snapshots`").collect()
+    assert sorted(r[0] for r in snapshots) == list(range(1, 7))
+    assert len({(r[1], r[2]) for r in snapshots}) == 6
+
+
 def _next_job(workdir: Path, job: int) -> Optional[dict]:
     path = workdir / f"job-{job}"
     while not path.exists():

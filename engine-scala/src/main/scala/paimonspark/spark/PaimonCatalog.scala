@@ -16,6 +16,7 @@ import paimonspark.{InvalidIdentifierException, InvalidOptionException, StorageE
   UnsupportedFeatureException}
 import paimonspark.catalog.{Catalog, FileSystemCatalog}
 import paimonspark.catalog.hive.{MetastoreCatalog, MetastoreSettings}
+import paimonspark.catalog.jdbc.{JdbcCatalog, JdbcSettings}
 import paimonspark.catalog.rest.{RestCatalog, RestSettings}
 import paimonspark.format.TablePaths
 import paimonspark.format.metadata.TableSchema
@@ -254,8 +255,11 @@ object PaimonCatalog {
         val settings = MetastoreSettings(name, options.asCaseSensitiveMap().asScala.toMap)
         new MetastoreCatalog(settings, io, warehouse(settings.warehouse))
       case "rest" => new RestCatalog(RestSettings(name, options.asCaseSensitiveMap().asScala.toMap), io)
+      case "jdbc" =>
+        val settings = JdbcSettings(name, options.asCaseSensitiveMap().asScala.toMap)
+        new JdbcCatalog(settings, io, warehouse(settings.warehouse))
       case other => throw new InvalidOptionException(s"spark.sql.catalog.$name.metastore",
-        s"catalog $name: metastore '$other' is not one this engine has; use filesystem (the default), hive or rest")
+        s"catalog $name: metastore '$other' is not one this engine has; use filesystem (the default), hive, jdbc or rest")
     }
   }
 

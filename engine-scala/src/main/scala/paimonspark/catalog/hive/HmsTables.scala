@@ -4,6 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.hive.metastore.api.{Database => HiveDatabase, FieldSchema, SerDeInfo, StorageDescriptor, Table}
 
+import paimonspark.catalog.TableProperties
 import paimonspark.format.DataField
 import paimonspark.format.metadata.TableSchema
 import paimonspark.table.TableOptions
@@ -91,18 +92,11 @@ object HmsTables {
       .exists(_.trim.equalsIgnoreCase("true"))
 
   private def synced(schema: TableSchema, settings: MetastoreSettings): Map[String, String] =
-    if (settings.syncAllProperties) {
-      schema.options ++ Seq("primary-key" -> schema.primaryKeys, "partition" -> schema.partitionKeys,
-        "bucket-key" -> bucketKeys(schema)).collect { case (k, cols) if cols.nonEmpty => k -> cols.mkString(",") }
-    } else {
+    if (settings.syncAllProperties) TableProperties.of(schema)
+    else {
       schema.options.collect { case (k, v) if k.startsWith(HivePrefix) => k.stripPrefix(HivePrefix) -> v } ++
         schema.options.filter { case (k, _) => AlwaysSynced.contains(k) }
     }
-
-  /** Paimon's `TableSchema.bucketKeys`: the option, else the primary key less the partition columns. */
-  private def bucketKeys(schema: TableSchema): Seq[String] =
-    schema.options.get("bucket-key").map(_.split(",").map(_.trim).toSeq)
-      .getOrElse(schema.primaryKeys.filterNot(schema.partitionKeys.contains))
 
   /** Columns, formats, SerDe, partition keys, comment and location (`HiveCatalog.updateHmsTable`). */
   private def describe(table: Table, schema: TableSchema, location: String, settings: MetastoreSettings): Unit = {

@@ -6,7 +6,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.hadoop.hive.conf.HiveConf
 
 import paimonspark.InvalidOptionException
-import paimonspark.table.options.DurationText
+import paimonspark.catalog.CatalogOptions
 
 /**
  * A metastore catalog's options, by Paimon's names (`CatalogOptions`, `HiveCatalogOptions`), checked
@@ -16,16 +16,10 @@ import paimonspark.table.options.DurationText
 final case class MetastoreSettings(catalog: String, options: Map[String, String]) {
   import MetastoreSettings._
 
-  private def option(key: String): String = s"spark.sql.catalog.$catalog.$key"
-
-  private def flag(key: String): Option[Boolean] = options.get(key).map(_.trim.toLowerCase).map {
-    case "true" => true
-    case "false" => false
-    case other => throw new InvalidOptionException(option(key), s"${option(key)} must be true or false, not '$other'")
-  }
-
-  private def duration(key: String, default: Duration): Duration =
-    options.get(key).fold(default)(DurationText.parse(option(key), _))
+  private val read = CatalogOptions(catalog, options)
+  private def option(key: String): String = read.option(key)
+  private def flag(key: String): Option[Boolean] = read.flag(key)
+  private def duration(key: String, default: Duration): Duration = read.duration(key, default)
 
   /** The Hive configuration Paimon's `HiveCatalog.createHiveConf` builds: hive-site.xml, then every catalog option. */
   @transient lazy val hiveConf: HiveConf = {
@@ -70,23 +64,21 @@ final case class MetastoreSettings(catalog: String, options: Map[String, String]
   val cacheExpireAfterWrite: Duration = duration(CacheExpireAfterWrite, Duration.ofMinutes(30))
   val clientClass: String = options.getOrElse(ClientClass, "org.apache.hadoop.hive.metastore.HiveMetaStoreClient")
 
-  val clientPoolSize: Int = options.get(ClientPoolSize).map(v => v.trim.toIntOption.filter(_ > 0).getOrElse(
-    throw new InvalidOptionException(option(ClientPoolSize), s"${option(ClientPoolSize)} must be a positive number, not '$v'")))
-    .getOrElse(2)
+  val clientPoolSize: Int = read.positive(ClientPoolSize, 2)
 }
 
 object MetastoreSettings {
-  val Metastore = "metastore"
-  val Uri = "uri"
-  val Warehouse = "warehouse"
+  val Metastore: String = CatalogOptions.Metastore
+  val Uri: String = CatalogOptions.Uri
+  val Warehouse: String = CatalogOptions.Warehouse
   val HiveConfDir = "hive-conf-dir"
   val TableType = "table.type"
   val LocationInProperties = "location-in-properties"
-  val SyncAllProperties = "sync-all-properties"
-  val ClientPoolSize = "client-pool-size"
-  val LockEnabled = "lock.enabled"
-  val LockAcquireTimeout = "lock-acquire-timeout"
-  val LockCheckMaxSleep = "lock-check-max-sleep"
+  val SyncAllProperties: String = CatalogOptions.SyncAllProperties
+  val ClientPoolSize: String = CatalogOptions.ClientPoolSize
+  val LockEnabled: String = CatalogOptions.LockEnabled
+  val LockAcquireTimeout: String = CatalogOptions.LockAcquireTimeout
+  val LockCheckMaxSleep: String = CatalogOptions.LockCheckMaxSleep
   val ClientClass = "metastore.client.class"
   val CacheEnabled = "cache-enabled"
   val CacheExpireAfterAccess = "cache.expire-after-access"
