@@ -32,7 +32,8 @@ import org.apache.paimon.schema.Schema;
  * renamed table reads empty even to Paimon's Java client; after each rename this one records the table
  * again under its new name (new path, same uuid and schema) with its snapshot and partitions. Prints
  * READY URL when it listens, two lines per request after (METHOD PATH STATUS, then HEADERS and the names of
- * the headers it came with), and stops when stdin closes.
+ * the headers it came with). A line DENY db.table on stdin makes the server refuse that table from then on
+ * (403, as a server that grants access per table does; it answers DENIED db.table); it stops when stdin closes.
  */
 public class LoopbackRestCatalog {
   public static void main(String[] args) throws Exception {
@@ -72,8 +73,15 @@ public class LoopbackRestCatalog {
     web.start(InetAddress.getByName("127.0.0.1"), 0);
     System.out.println("READY " + web.url("/").toString().replaceAll("/$", ""));
     System.out.flush();
-    while (System.in.read() != -1) {
-      // serves until the test closes stdin
+    java.io.BufferedReader commands = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
+    for (String line = commands.readLine(); line != null; line = commands.readLine()) {
+      if (line.startsWith("DENY ")) {
+        synchronized (web.getDispatcher()) {
+          catalog.addNoPermissionTable(Identifier.fromString(line.substring(5).trim()));
+        }
+        System.out.println("DENIED " + line.substring(5).trim());
+        System.out.flush();
+      }
     }
     web.shutdown();
   }

@@ -161,6 +161,22 @@ class RestCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(!java.listTables("rdb").contains("new_name") && !Files.exists(dir))
   }
 
+  test("a table the server refuses (403) is a typed error naming the catalog, and nothing is written to it") {
+    sql("CREATE TABLE paimon.rdb.secret (id INT)")
+    sql("INSERT INTO paimon.rdb.secret VALUES (1)")
+    val dir = tableDir("rdb", "secret")
+    def files = Files.walk(dir).iterator().asScala.map(_.toString).toSet
+    val before = files
+    server.deny("rdb", "secret")
+    def refusal(e: Throwable) = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).collectFirst {
+      case c: CatalogAccessException => c }.getOrElse(fail("not a CatalogAccessException", e))
+    Seq("SELECT * FROM paimon.rdb.secret", "INSERT INTO paimon.rdb.secret VALUES (2)").foreach { statement =>
+      val refused = refusal(intercept[Exception](sql(statement)))
+      assert(refused.value == "paimon" && refused.getMessage.contains("403"), refused.getMessage)
+    }
+    assert(files == before)
+  }
+
   test("a wrong token is refused when the catalog starts, naming the catalog; the token shows nowhere") {
     val options = server.catalogOptions + ("token" -> "not-the-token")
     options.foreach { case (k, v) => spark.conf.set(s"spark.sql.catalog.bad.$k", v) }

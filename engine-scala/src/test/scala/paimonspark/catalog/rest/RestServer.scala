@@ -30,6 +30,15 @@ final class RestServer private (process: Process, val url: String, val dir: Path
     finally source.close()
   }
 
+  /** Makes the server refuse `db.table` from now on (403), as one that grants access per table would. */
+  def deny(db: String, table: String): Unit = {
+    val out = process.getOutputStream
+    out.write(s"DENY $db.$table\n".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+    out.flush()
+    Loopback.awaitStart(process, s"the refusal of $db.$table", 30)(
+      Files.readString(dir.resolve("server.log")).contains(s"DENIED $db.$table"))("")
+  }
+
   def stop(): Unit = {
     process.getOutputStream.close()
     if (!process.waitFor(30, TimeUnit.SECONDS)) process.destroyForcibly().waitFor()
