@@ -9,14 +9,20 @@ import okhttp3.mockwebserver.Dispatcher;
 import okhttp3.mockwebserver.MockResponse;
 import okhttp3.mockwebserver.MockWebServer;
 import okhttp3.mockwebserver.RecordedRequest;
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.catalog.TableMetadata;
 import org.apache.paimon.rest.RESTApi;
 import org.apache.paimon.rest.RESTCatalogServer;
+import org.apache.paimon.rest.RESTUtil;
 import org.apache.paimon.rest.auth.BearTokenAuthProvider;
+import org.apache.paimon.rest.requests.CreateBranchRequest;
 import org.apache.paimon.rest.requests.RenameTableRequest;
 import org.apache.paimon.rest.responses.ConfigResponse;
 import org.apache.paimon.schema.Schema;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.TableSnapshot;
 
 /**
  * Apache Paimon's own REST catalog server (RESTCatalogServer, from paimon-core 1.4.2's test jar) for the
@@ -30,7 +36,10 @@ import org.apache.paimon.schema.Schema;
  * requests on several threads over plain HashMaps: this one binds loopback and handles one request at a
  * time. Its rename moves the directory but keeps the old path and latest snapshot under the old name, so a
  * renamed table reads empty even to Paimon's Java client; after each rename this one records the table
- * again under its new name (new path, same uuid and schema) with its snapshot and partitions. Prints
+ * again under its new name (new path, same uuid and schema) with its snapshot and partitions. Its branch
+ * creation records main's latest snapshot as the new branch's, so an empty branch reads main's rows and one
+ * from a tag the latest rather than the tag's; after each this one records the branch's own latest snapshot,
+ * from its files. Prints
  * READY URL when it listens, two lines per request after (METHOD PATH STATUS, then HEADERS and the names of
  * the headers it came with). A line DENY db.table on stdin makes the server refuse that table from then on
  * (403, as a server that grants access per table does; it answers DENIED db.table); it stops when stdin closes.
@@ -62,6 +71,13 @@ public class LoopbackRestCatalog {
             recordRenamed(catalog, RESTApi.fromJson(body, RenameTableRequest.class));
           } catch (Exception e) {
             throw new IllegalStateException("recording a renamed table", e);
+          }
+        }
+        if (status == 200 && "POST".equals(request.getMethod()) && request.getPath().endsWith("/branches")) {
+          try {
+            recordBranch(catalog, request.getPath(), RESTApi.fromJson(body, CreateBranchRequest.class).branch());
+          } catch (Exception e) {
+            throw new IllegalStateException("recording a new branch", e);
           }
         }
         System.out.println(request.getMethod() + " " + request.getPath() + " " + status);
@@ -109,6 +125,23 @@ public class LoopbackRestCatalog {
       if (value != null) {
         byName.put(to.getFullName(), value);
       }
+    }
+  }
+
+  /** The new branch's latest snapshot as its own files have it: none for an empty branch, the tag's for one from a tag. */
+  @SuppressWarnings("unchecked")
+  private static void recordBranch(RESTCatalogServer catalog, String path, String branch) throws Exception {
+    String[] parts = path.split("\\?")[0].split("/");
+    String db = RESTUtil.decodeString(parts[parts.length - 4]);
+    String table = RESTUtil.decodeString(parts[parts.length - 2]);
+    Identifier identifier = new Identifier(db, table, branch);
+    Catalog files = (Catalog) field(catalog, "catalog");
+    Snapshot latest = ((FileStoreTable) files.getTable(identifier)).snapshotManager().latestSnapshot();
+    Map<String, TableSnapshot> snapshots = (Map<String, TableSnapshot>) field(catalog, "tableLatestSnapshotStore");
+    if (latest == null) {
+      snapshots.remove(identifier.getFullName());
+    } else {
+      snapshots.put(identifier.getFullName(), new TableSnapshot(latest, latest.totalRecordCount(), 0, 0, 0));
     }
   }
 

@@ -7,9 +7,10 @@ import paimonspark.fs.FileIO
 /**
  * The branches of a table, `branch/branch-<name>/`, each with its own schemas, snapshots and tags
  * and sharing the table's data and manifest files. `paths` may be any branch's: branches are
- * always named from the table root.
+ * always named from the table root. Where a `catalog` keeps the table's branches (REST), changes are
+ * checked here and made by it; it writes the same files.
  */
-final class BranchManager(io: FileIO, paths: TablePaths) extends Serializable {
+final class BranchManager(io: FileIO, paths: TablePaths, catalog: Option[SnapshotCatalog] = None) extends Serializable {
   private val main = paths.forBranch(TablePaths.MainBranch)
 
   def exists(name: String): Boolean =
@@ -39,6 +40,11 @@ final class BranchManager(io: FileIO, paths: TablePaths) extends Serializable {
   def create(name: String, fromTag: Option[String]): Unit = {
     BranchManager.checkName(name)
     if (exists(name)) throw new VersionAlreadyExistsException(name, s"table ${paths.root}: branch '$name' already exists")
+    fromTag.foreach(new TagManager(io, main).read)
+    catalog.fold(createFiles(name, fromTag))(_.createBranch(name, fromTag))
+  }
+
+  private def createFiles(name: String, fromTag: Option[String]): Unit = {
     val branch = paths.forBranch(name)
     val mainSchemas = new SchemaManager(io, main)
     val schemaIds = fromTag match {
@@ -57,7 +63,7 @@ final class BranchManager(io: FileIO, paths: TablePaths) extends Serializable {
   def delete(name: String): Unit = {
     if (name == TablePaths.MainBranch) throw new InvalidOptionException("branch", "the main branch cannot be deleted")
     if (!exists(name)) throw notFound(name)
-    io.delete(paths.branchRoot(name), recursive = true)
+    catalog.fold[Unit](io.delete(paths.branchRoot(name), recursive = true))(_.dropBranch(name))
   }
 
   /**
@@ -69,6 +75,10 @@ final class BranchManager(io: FileIO, paths: TablePaths) extends Serializable {
     if (!exists(from)) throw notFound(from)
     BranchManager.checkName(to)
     if (exists(to)) throw new VersionAlreadyExistsException(to, s"table ${paths.root}: branch '$to' already exists")
+    catalog.fold(renameFiles(from, to))(_.renameBranch(from, to))
+  }
+
+  private def renameFiles(from: String, to: String): Unit = {
     if (!io.rename(paths.branchRoot(from), paths.branchRoot(to))) {
       throw new java.io.IOException(s"could not rename ${paths.branchRoot(from)} to ${paths.branchRoot(to)}")
     }

@@ -33,8 +33,11 @@ trait CatalogHooks extends Serializable {
    */
   def markDone(table: FileStoreTable, action: String, partitions: Seq[Seq[String]]): Unit
 
-  /** The catalog's own record of the table's snapshots, when it keeps one (REST). */
+  /** The catalog's own record of the table's snapshots and branches, when it keeps one (REST). */
   def snapshotCatalog: Option[SnapshotCatalog] = None
+
+  /** The hooks of the table's branch `name`: the same unless the catalog keeps each branch's snapshots. */
+  def forBranch(name: String): CatalogHooks = this
 }
 
 object CatalogHooks {

@@ -3,7 +3,7 @@ package paimonspark.table
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.InternalRow
 
-import paimonspark.{TableNotFoundException, UnsupportedFeatureException}
+import paimonspark.TableNotFoundException
 import paimonspark.format.{LevelFormats, PartitionPath, TablePaths}
 import paimonspark.format.row.BinaryRow
 import paimonspark.format.metadata.{DataFileMeta, DeletionFile, IndexFileEntry, Snapshot, TableSchema}
@@ -29,7 +29,7 @@ final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: Ta
   def schemaManager: SchemaManager = new SchemaManager(io, paths)
   def snapshotManager: SnapshotManager = new SnapshotManager(io, paths, hooks.snapshotCatalog)
   def tagManager: TagManager = new TagManager(io, paths)
-  def branchManager: BranchManager = new BranchManager(io, paths)
+  def branchManager: BranchManager = new BranchManager(io, paths, hooks.snapshotCatalog)
   def consumerManager: ConsumerManager = new ConsumerManager(io, paths)
 
   /** Long-lived changelogs: the changes of snapshots that expired before their changelog did. */
@@ -61,23 +61,13 @@ final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: Ta
   /** This branch at its latest schema and snapshot, undoing a pin. */
   def latest: FileStoreTable = if (pinned.isEmpty) this else new FileStoreTable(io, paths, schemaManager.latestOrFail(), hooks = hooks)
 
-  /**
-   * Refuses `what` (a rollback, a branch's change) on a table whose catalog keeps its snapshots: done to its
-   * files alone, the catalog would not know of it.
-   */
-  def requireOwnSnapshots(what: String): Unit = if (hooks.snapshotCatalog.isDefined) {
-    throw new UnsupportedFeatureException(s"table $name: $what on a table whose catalog keeps its snapshots " +
-      "(a REST catalog) is not supported yet", what)
-  }
-
   /** Another branch of this table, at its latest schema. */
   def branch(name: String): FileStoreTable = {
     if (name == paths.branch) this
     else {
-      requireOwnSnapshots(s"branch '$name'")
       if (name != TablePaths.MainBranch && !branchManager.exists(name)) throw branchManager.notFound(name)
       val branchPaths = paths.forBranch(name)
-      new FileStoreTable(io, branchPaths, new SchemaManager(io, branchPaths).latestOrFail(), hooks = hooks)
+      new FileStoreTable(io, branchPaths, new SchemaManager(io, branchPaths).latestOrFail(), hooks = hooks.forBranch(name))
     }
   }
 

@@ -1,17 +1,20 @@
 package paimonspark.catalog.rest
 
-import paimonspark.{MetastoreException, SnapshotNotFoundException, TableNotFoundException, UnsupportedFeatureException}
-import paimonspark.format.metadata.{Snapshot, TableSchema}
+import paimonspark.{CommitConflictException, MetastoreException, SnapshotNotFoundException, TableNotFoundException,
+  UnsupportedFeatureException}
+import paimonspark.format.TablePaths
+import paimonspark.format.metadata.{Json, Snapshot, TableSchema}
 import paimonspark.table.{CatalogHooks, FileStoreTable, PartitionStatistics, SnapshotCatalog}
 
 /**
- * What a REST catalog is to its table `db.table` (uuid `uuid`): the keeper of its snapshots. Its latest
- * snapshot is the server's answer, and a commit is `POST .../commit` with the table's uuid, so that a
- * commit never lands on another table that took the name meanwhile. The server writes the snapshot file,
- * and rolls back by itself; it has no lock to take; partitions are its own record, kept from each commit's
- * statistics.
+ * What a REST catalog is to branch `branch` of its table `db.table` (uuid `uuid`): the keeper of its
+ * snapshots and branches. Its latest snapshot is the server's answer, and a commit is `POST .../commit`
+ * with the table's uuid, so that a commit never lands on another table that took the name meanwhile. The
+ * server writes the snapshot file, rolls back and keeps branches by itself; it has no lock to take;
+ * partitions are its own record, kept from each commit's statistics.
  */
-final class RestHooks(settings: RestSettings, db: String, table: String, uuid: String) extends CatalogHooks {
+final class RestHooks(settings: RestSettings, db: String, table: String, uuid: String,
+    branch: String = TablePaths.MainBranch) extends CatalogHooks {
   override def locked[T](publish: => T): T = publish
 
   // The server writes schema versions itself: SchemaChanges sends it changes, never a schema (REST tables refuse).
@@ -23,14 +26,19 @@ final class RestHooks(settings: RestSettings, db: String, table: String, uuid: S
     throw new UnsupportedFeatureException(s"table $db.$table: partition.mark-done-action '$action' on a table in a " +
       "REST catalog is not supported yet", "partition.mark-done-action")
 
-  override val snapshotCatalog: Option[SnapshotCatalog] = Some(new RestSnapshots(settings, db, table, uuid))
+  override val snapshotCatalog: Option[SnapshotCatalog] = Some(new RestSnapshots(settings, db, table, uuid, branch))
+
+  override def forBranch(name: String): CatalogHooks = new RestHooks(settings, db, table, uuid, name)
 }
 
-/** The server's record of one table's snapshots. */
-private final class RestSnapshots(settings: RestSettings, db: String, table: String, uuid: String)
+/** The server's record of one branch's snapshots, and of the table's branches. */
+private final class RestSnapshots(settings: RestSettings, db: String, table: String, uuid: String, branch: String)
     extends SnapshotCatalog {
   @transient private lazy val client = new RestClient(settings)
-  private def path = RestCatalog.tablePath(client, db, table)
+  /** The branch as Paimon's identifiers name it: `t` for main, `t$branch_b` for the others. */
+  private def name = if (branch == TablePaths.MainBranch) table else s"$table$$branch_$branch"
+  private def path = RestCatalog.tablePath(client, db, name)
+  private def branches = s"${RestCatalog.tablePath(client, db, table)}/branches"
 
   override def latest(): Option[Snapshot] =
     try Some(RestMessages.snapshot(client.get(s"$path/snapshot"))) catch {
@@ -52,6 +60,27 @@ private final class RestSnapshots(settings: RestSettings, db: String, table: Str
         throw new SnapshotNotFoundException(s"table $db.$table: the catalog has no ${tag.fold(s"snapshot ${target.id}")(
           t => s"tag '$t'")} to roll back to: ${e.getMessage}", tag.getOrElse(target.id.toString))
       case e: RestStatusException if e.status == 404 => throw missing(e)
+    }
+
+  override def branch(name: String): SnapshotCatalog = new RestSnapshots(settings, db, table, uuid, name)
+
+  override def createBranch(name: String, fromTag: Option[String]): Unit =
+    onBranch(name)(client.post(branches, RestMessages.createBranch(name, fromTag)))
+
+  override def dropBranch(name: String): Unit = onBranch(name)(client.delete(s"$branches/${client.encode(name)}"))
+
+  override def renameBranch(from: String, to: String): Unit =
+    onBranch(from)(client.post(s"$branches/${client.encode(from)}/rename", RestMessages.renameBranch(to)))
+
+  override def fastForward(name: String): Unit =
+    onBranch(name)(client.post(s"$branches/${client.encode(name)}/forward", Json.obj()))
+
+  /** A branch request; the server's 404 or 409 (checked here before, so another writer's doing) named as its. */
+  private def onBranch(name: String)(request: => Any): Unit =
+    try request catch {
+      case e: RestStatusException if e.status == 404 && !e.resourceType.exists(Set("BRANCH", "TAG")) => throw missing(e)
+      case e: RestStatusException if Set(404, 409)(e.status) => throw new CommitConflictException(s"$db.$table",
+        s"table $db.$table: catalog ${settings.catalog} refused the change to branch '$name': ${e.getMessage}")
     }
 
   private def missing(e: RestStatusException) =

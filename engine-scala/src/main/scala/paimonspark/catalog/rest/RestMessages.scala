@@ -98,6 +98,21 @@ object RestMessages {
     node
   }
 
+  /** `POST .../branches`: a new branch, empty or from a tag. */
+  def createBranch(name: String, fromTag: Option[String]): ObjectNode = {
+    val node = Json.obj()
+    node.put("branch", name)
+    fromTag.fold(node.putNull("fromTag"))(node.put("fromTag", _))
+    node
+  }
+
+  /** `POST .../branches/<b>/rename`. */
+  def renameBranch(to: String): ObjectNode = {
+    val node = Json.obj()
+    node.put("toBranch", to)
+    node
+  }
+
   /** `POST .../tables/<t>`: the changes as Paimon's `SchemaChange` actions. */
   def alterTable(changes: Seq[SchemaChange]): ObjectNode = {
     val node = Json.obj()

@@ -15,7 +15,6 @@ final class CreateBranchProcedure(tables: String => FileStoreTable) extends Base
   override protected val output = Seq(StructField("result", BooleanType, nullable = false))
 
   override protected def run(args: Args): Seq[InternalRow] = {
-    args.table.requireOwnSnapshots(name())
     val branches = args.table.branchManager
     val branch = args.need("branch", args.string("branch"))
     val ignore = args.string("ignoreIfExists").exists(_.trim.equalsIgnoreCase("true"))
@@ -31,7 +30,6 @@ final class DeleteBranchProcedure(tables: String => FileStoreTable) extends Base
   override protected val output = Seq(StructField("result", BooleanType, nullable = false))
 
   override protected def run(args: Args): Seq[InternalRow] = {
-    args.table.requireOwnSnapshots(name())
     val branches = args.table.branchManager
     val text = args.need("branch", args.string("branch"))
     val names = text.split(",").map(_.trim).filter(_.nonEmpty).toSeq
@@ -62,7 +60,6 @@ final class RenameBranchProcedure(tables: String => FileStoreTable) extends Base
   override protected val output = Seq(StructField("result", BooleanType, nullable = false))
 
   override protected def run(args: Args): Seq[InternalRow] = {
-    args.table.requireOwnSnapshots(name())
     args.table.branchManager.rename(args.need("from_branch", args.string("from_branch")),
       args.need("to_branch", args.string("to_branch")))
     Seq(InternalRow(true))

@@ -2,6 +2,7 @@ package paimonspark.table.history
 
 import paimonspark.{BranchNotFoundException, InvalidOptionException}
 import paimonspark.format.TablePaths
+import paimonspark.format.metadata.Snapshot
 import paimonspark.table.FileStoreTable
 
 /**
@@ -10,11 +11,11 @@ import paimonspark.table.FileStoreTable
  * are replaced by the branch's; main keeps its older history. Main's removed snapshots are
  * deleted newest first before the branch's are copied in, oldest first, so main's latest snapshot
  * is whole at every moment. Files only main's removed snapshots used become orphans for orphan
- * cleanup, as in Paimon.
+ * cleanup, as in Paimon. A catalog that keeps the table's snapshots (REST) does the same itself, once
+ * checked here.
  */
 object FastForward {
   def run(table: FileStoreTable, branchName: String): Unit = {
-    table.requireOwnSnapshots("fast_forward")
     if (branchName == TablePaths.MainBranch) {
       throw new InvalidOptionException("branch", "fast_forward: the main branch cannot be fast-forwarded to itself")
     }
@@ -23,6 +24,11 @@ object FastForward {
     val branchSnapshots = branch.snapshotManager
     val first = branchSnapshots.earliestId().flatMap(branchSnapshots.readIfExists).getOrElse(
       throw new BranchNotFoundException(branch = branchName, message = s"fast_forward: branch '$branchName' of ${main.location} has no snapshot yet"))
+    main.hooks.snapshotCatalog.fold(forwardFiles(main, branch, first))(_.fastForward(branchName))
+  }
+
+  private def forwardFiles(main: FileStoreTable, branch: FileStoreTable, first: Snapshot): Unit = {
+    val branchSnapshots = branch.snapshotManager
     val io = main.io
     val (mainPaths, branchPaths) = (main.paths, branch.paths)
     val mainSnapshots = main.snapshotManager

@@ -112,8 +112,6 @@ class RestCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
       .trigger(org.apache.spark.sql.streaming.Trigger.AvailableNow()).toTable("paimon.rdb.hist_copy")
     stream.awaitTermination()
     assert(java.rows("rdb.hist_copy") == Seq(Seq(1, "a"), Seq(2, "b2"), Seq(3, "c")))
-    intercept[paimonspark.UnsupportedFeatureException](
-      sql("CALL paimon.sys.create_branch(table => 'rdb.hist', branch => 'b')"))
     // Rollbacks are the server's, by tag and by snapshot: it removes what came after, and commits go on from there.
     val tagged = java.tags("rdb.hist")("first")._1
     sql("CALL paimon.sys.rollback(table => 'rdb.hist', version => 'first')")
@@ -124,6 +122,44 @@ class RestCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(java.rows("rdb.hist") == Seq(Seq(1, "a"), Seq(2, "b")))
     assert(intercept[paimonspark.SnapshotNotFoundException](
       sql("CALL paimon.sys.rollback(table => 'rdb.hist', snapshot => 99)")).getMessage.contains("99"))
+  }
+
+  test("branches are the server's: created, written, fast-forwarded, renamed and dropped through it, both ways") {
+    sql("CREATE TABLE paimon.rdb.br (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
+    sql("INSERT INTO paimon.rdb.br VALUES (1, 'a')")
+    sql("CALL paimon.sys.create_tag(table => 'rdb.br', tag => 'first')")
+    sql("INSERT INTO paimon.rdb.br VALUES (2, 'b')")
+    sql("CALL paimon.sys.create_branch(table => 'rdb.br', branch => 'dev', tag => 'first')")
+    sql("CALL paimon.sys.create_branch(table => 'rdb.br', branch => 'empty')")
+    assert(server.requests.count(_.startsWith("POST /v1/paimon/databases/rdb/tables/br/branches 200")) == 2)
+    assert(java.table("rdb.br").branchManager().branches().asScala.toSet == Set("dev", "empty"))
+    assert(rows("SELECT * FROM paimon.rdb.`br$branch_dev`") == Seq(Seq(1, "a")) && java.rows("rdb.br$branch_dev") == Seq(Seq(1, "a")))
+    assert(rows("SELECT * FROM paimon.rdb.`br$branch_empty`").isEmpty && java.rows("rdb.br$branch_empty").isEmpty)
+    // A commit on a branch goes to the server under the branch's name; main and the branch each keep their own.
+    sql("INSERT INTO paimon.rdb.`br$branch_dev` VALUES (3, 'c')")
+    assert(server.requests.exists(_.startsWith("POST /v1/paimon/databases/rdb/tables/br%24branch_dev/commit 200")))
+    java.insert("rdb.br$branch_dev", Seq(4, "d"))
+    val dev = Seq(Seq(1, "a"), Seq(3, "c"), Seq(4, "d"))
+    assert(rows("SELECT * FROM paimon.rdb.`br$branch_dev`") == dev && java.rows("rdb.br$branch_dev") == dev)
+    assert(rows("SELECT * FROM paimon.rdb.br") == Seq(Seq(1, "a"), Seq(2, "b")))
+    // Main takes the branch's history on the server's word; commits on main go on from the branch's latest.
+    sql("CALL paimon.sys.fast_forward(table => 'rdb.br', branch => 'dev')")
+    assert(server.requests.exists(_.startsWith("POST /v1/paimon/databases/rdb/tables/br/branches/dev/forward 200")))
+    assert(java.rows("rdb.br") == dev && rows("SELECT * FROM paimon.rdb.br") == dev)
+    sql("INSERT INTO paimon.rdb.br VALUES (5, 'e')")
+    assert(java.rows("rdb.br") == dev :+ Seq(5, "e"))
+    sql("CALL paimon.sys.rename_branch(table => 'rdb.br', from_branch => 'empty', to_branch => 'scratch')")
+    java.table("rdb.br").createBranch("java_made", "first")
+    assert(rows("SELECT branch_name FROM paimon.rdb.`br$branches`") == Seq(Seq("dev"), Seq("java_made"), Seq("scratch")))
+    assert(rows("SELECT * FROM paimon.rdb.`br$branch_java_made`") == Seq(Seq(1, "a")))
+    sql("CALL paimon.sys.delete_branch(table => 'rdb.br', branch => 'scratch,java_made')")
+    assert(java.table("rdb.br").branchManager().branches().asScala == Seq("dev"))
+    assert(server.requests.exists(_.startsWith("DELETE /v1/paimon/databases/rdb/tables/br/branches/scratch 200")))
+    // Checked here before a request: a branch that exists, a tag that does not.
+    intercept[paimonspark.VersionAlreadyExistsException](
+      sql("CALL paimon.sys.create_branch(table => 'rdb.br', branch => 'dev')"))
+    intercept[paimonspark.TagNotFoundException](
+      sql("CALL paimon.sys.create_branch(table => 'rdb.br', branch => 'x', tag => 'nope')"))
   }
 
   test("a server that hands out storage credentials (data-token.enabled) is refused, naming the option") {
