@@ -15,6 +15,7 @@ import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.catalog.TableMetadata;
 import org.apache.paimon.rest.RESTApi;
 import org.apache.paimon.rest.RESTCatalogServer;
+import org.apache.paimon.rest.RESTToken;
 import org.apache.paimon.rest.RESTUtil;
 import org.apache.paimon.rest.auth.BearTokenAuthProvider;
 import org.apache.paimon.rest.requests.CreateBranchRequest;
@@ -41,8 +42,12 @@ import org.apache.paimon.table.TableSnapshot;
  * from a tag the latest rather than the tag's; after each this one records the branch's own latest snapshot,
  * from its files. Prints
  * READY URL when it listens, two lines per request after (METHOD PATH STATUS, then HEADERS and the names of
- * the headers it came with). A line DENY db.table on stdin makes the server refuse that table from then on
- * (403, as a server that grants access per table does; it answers DENIED db.table); it stops when stdin closes.
+ * the headers it came with). Lines on stdin change it: DENY db.table makes it refuse that table from then on
+ * (403, as a server that grants access per table does; it answers DENIED db.table); TOKEN db.table MILLIS
+ * KEY=VALUE... makes the storage credentials it hands out for the table (with data-token.enabled) those
+ * settings, expiring at MILLIS (it answers TOKEN db.table). It stops when stdin closes. With
+ * data-token.enabled=true and a DATA_PATH of file:/..., Paimon's server names its tables' paths with the
+ * scheme of its test FileIO, rest-test-file-io:/....
  */
 public class LoopbackRestCatalog {
   public static void main(String[] args) throws Exception {
@@ -91,13 +96,22 @@ public class LoopbackRestCatalog {
     System.out.flush();
     java.io.BufferedReader commands = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
     for (String line = commands.readLine(); line != null; line = commands.readLine()) {
-      if (line.startsWith("DENY ")) {
-        synchronized (web.getDispatcher()) {
-          catalog.addNoPermissionTable(Identifier.fromString(line.substring(5).trim()));
+      String[] words = line.trim().split(" ");
+      synchronized (web.getDispatcher()) {
+        if (words[0].equals("DENY")) {
+          catalog.addNoPermissionTable(Identifier.fromString(words[1]));
+          System.out.println("DENIED " + words[1]);
+        } else if (words[0].equals("TOKEN")) {
+          Map<String, String> settings = new HashMap<>();
+          for (int i = 3; i < words.length; i++) {
+            String[] kv = words[i].split("=", 2);
+            settings.put(kv[0], kv[1]);
+          }
+          catalog.setDataToken(Identifier.fromString(words[1]), new RESTToken(settings, Long.parseLong(words[2])));
+          System.out.println("TOKEN " + words[1]);
         }
-        System.out.println("DENIED " + line.substring(5).trim());
-        System.out.flush();
       }
+      System.out.flush();
     }
     web.shutdown();
   }

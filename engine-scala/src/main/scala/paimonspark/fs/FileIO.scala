@@ -2,11 +2,14 @@ package paimonspark.fs
 
 import java.io.{ByteArrayOutputStream, FileNotFoundException, IOException}
 import java.nio.charset.StandardCharsets.UTF_8
-import java.nio.file.{Files, StandardCopyOption}
+import java.nio.file.{AccessDeniedException, Files, StandardCopyOption}
 
+import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FSDataOutputStream, FileStatus, FileSystem, LocalFileSystem, Path, RawLocalFileSystem}
 import org.apache.parquet.hadoop.util.HadoopStreams
 import org.apache.parquet.io.{OutputFile, PositionOutputStream}
+
+import paimonspark.StorageException
 
 /**
  * Every filesystem operation the table core needs, over the Hadoop FileSystem API.
@@ -14,24 +17,55 @@ import org.apache.parquet.io.{OutputFile, PositionOutputStream}
  * `publish` is the one operation with a concurrency contract: it creates a file only if it does not
  * exist yet, atomically, so that two processes racing for the same snapshot id cannot both win. How
  * depends on the store ([[PublishMethod]]).
+ *
+ * A table whose catalog hands out storage `credentials` for its files reaches them with those, on
+ * top of `conf`, and nothing else does.
  */
-class FileIO(conf: HadoopConf, singleWriter: Boolean = false) extends Serializable {
+class FileIO(conf: HadoopConf, singleWriter: Boolean = false, credentials: Option[StorageCredentials] = None)
+    extends Serializable {
 
-  def hadoopConf: HadoopConf = conf
+  /** The Hadoop settings files are opened with: the credentials' on top of the session's. */
+  def hadoopConf: HadoopConf = credentials.fold(conf)(c => new HadoopConf(c.applied(conf.value)._2))
 
   /**
    * This FileIO for a table whose writers promise there is only ever one of them
    * ([[PublishMethod.SingleWriterOption]]): it may publish on object stores without conditional writes.
    */
-  def assumingSingleWriter: FileIO = if (singleWriter) this else new FileIO(conf, singleWriter = true)
+  def assumingSingleWriter: FileIO = if (singleWriter) this else new FileIO(conf, singleWriter = true, credentials)
+
+  /** This FileIO reaching files with `c`, a table's own storage credentials. */
+  def withCredentials(c: StorageCredentials): FileIO = new FileIO(conf, singleWriter, Some(c))
 
   /**
    * The filesystem of a path. Local paths use the raw local filesystem: the checksummed one keeps
    * `.crc` side files, which go stale when two processes overwrite the same hint file.
    */
-  def fileSystem(path: Path): FileSystem = path.getFileSystem(conf.value) match {
-    case local: LocalFileSystem => local.getRawFileSystem
-    case other => other
+  def fileSystem(path: Path): FileSystem = {
+    val fs = credentials.fold(path.getFileSystem(conf.value)) { c =>
+      val (now, withThem) = c.applied(conf.value)
+      StorageCredentials.as(now)(path.getFileSystem(withThem))
+    }
+    fs match {
+      case local: LocalFileSystem => local.getRawFileSystem
+      case other => other
+    }
+  }
+
+  /** Runs `op` on `path`: the store refusing access (credentials it does not take) is named as such. */
+  private def onStore[T](path: Path)(op: => T): T =
+    try op catch {
+      case e: AccessDeniedException =>
+        throw new StorageException(path.toString, s"$path: its store refused access: ${e.getMessage}", e)
+    }
+
+  /**
+   * Runs `open`, which opens files with `hadoop` (a reader's own copy of [[hadoopConf]]), with this
+   * FileIO's credentials as they are now: their settings put in `hadoop`, Hadoop's FileSystems theirs.
+   */
+  def opening[T](hadoop: Configuration)(open: => T): T = credentials.fold(open) { c =>
+    val now = c.get()
+    now.hadoopSettings.foreach { case (k, v) => hadoop.set(k, v) }
+    StorageCredentials.as(now)(open)
   }
 
   /** A Parquet output file on this FileIO's filesystem; fails if the file exists. */
@@ -45,10 +79,10 @@ class FileIO(conf: HadoopConf, singleWriter: Boolean = false) extends Serializab
     override def getPath: String = path.toString
   }
 
-  def exists(path: Path): Boolean = fileSystem(path).exists(path)
+  def exists(path: Path): Boolean = onStore(path)(fileSystem(path).exists(path))
 
   def isDirectory(path: Path): Boolean =
-    try fileSystem(path).getFileStatus(path).isDirectory
+    try onStore(path)(fileSystem(path).getFileStatus(path).isDirectory)
     catch { case _: FileNotFoundException => false }
 
   /**
@@ -63,7 +97,7 @@ class FileIO(conf: HadoopConf, singleWriter: Boolean = false) extends Serializab
     catch { case e: IOException if attempts > 1 && StoreErrors.isPreconditionFailed(e) => readBytes(path, attempts - 1) }
 
   private def readOnce(path: Path): Array[Byte] = {
-    val in = fileSystem(path).open(path)
+    val in = onStore(path)(fileSystem(path).open(path))
     try {
       val out = new ByteArrayOutputStream()
       in.transferTo(out)
@@ -80,7 +114,7 @@ class FileIO(conf: HadoopConf, singleWriter: Boolean = false) extends Serializab
 
   /** Writes a whole file, replacing any existing one. Not atomic; for hints and immutable new files. */
   def writeBytes(path: Path, bytes: Array[Byte]): Unit = {
-    val out = FileIO.create(fileSystem(path), path, overwrite = true)
+    val out = onStore(path)(FileIO.create(fileSystem(path), path, overwrite = true))
     try out.write(bytes)
     finally out.close()
   }
@@ -89,7 +123,7 @@ class FileIO(conf: HadoopConf, singleWriter: Boolean = false) extends Serializab
 
   /** The entries of a directory, or nothing when it does not exist. */
   def list(dir: Path): Seq[FileStatus] =
-    try fileSystem(dir).listStatus(dir).toSeq
+    try onStore(dir)(fileSystem(dir).listStatus(dir).toSeq)
     catch { case _: FileNotFoundException => Seq.empty }
 
   def mkdirs(dir: Path): Unit = {
@@ -98,7 +132,7 @@ class FileIO(conf: HadoopConf, singleWriter: Boolean = false) extends Serializab
     }
   }
 
-  def delete(path: Path, recursive: Boolean): Boolean = fileSystem(path).delete(path, recursive)
+  def delete(path: Path, recursive: Boolean): Boolean = onStore(path)(fileSystem(path).delete(path, recursive))
 
   /** Moves a file or directory; false when `to` exists or `from` does not (a copy, on object stores). */
   def rename(from: Path, to: Path): Boolean = !exists(to) && fileSystem(from).rename(from, to)
@@ -109,7 +143,7 @@ class FileIO(conf: HadoopConf, singleWriter: Boolean = false) extends Serializab
    */
   def publish(target: Path, bytes: Array[Byte]): Boolean = {
     val fs = fileSystem(target)
-    PublishMethod.of(fs, target, singleWriter).publish(fs, target, bytes)
+    onStore(target)(PublishMethod.of(fs, target, singleWriter).publish(fs, target, bytes))
   }
 
   /**

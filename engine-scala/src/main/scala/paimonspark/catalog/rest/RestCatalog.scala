@@ -6,7 +6,7 @@ import paimonspark.{CommitConflictException, PaimonException, TableNotFoundExcep
 import paimonspark.catalog.{Catalog, Database}
 import paimonspark.format.TablePaths
 import paimonspark.format.metadata.{Json, TableSchema}
-import paimonspark.fs.FileIO
+import paimonspark.fs.{FileIO, StorageCredentials}
 import paimonspark.table.FileStoreTable
 import paimonspark.table.schema.{SchemaChange, SchemaChanges}
 
@@ -14,14 +14,13 @@ import paimonspark.table.schema.{SchemaChange, SchemaChanges}
  * Paimon's REST catalog: a server owns databases, tables, their schemas and latest snapshots, and the
  * engine writes data files and manifests under each table's path, which the server names. Creating,
  * altering, renaming and dropping are requests to it; commits are too ([[RestHooks]]). The server's
- * `/v1/config` is read when the catalog starts, so a wrong token or address fails there.
+ * `/v1/config` is read when the catalog starts, so a wrong token or address fails there. A server that
+ * sets `data-token.enabled` hands out storage credentials per table ([[RestTokens]]).
  */
 final class RestCatalog(settings: RestSettings, io: FileIO) extends Catalog {
   private val client = new RestClient(settings)
-  if (client.options.get(RestCatalog.DataToken).exists(_.trim.equalsIgnoreCase("true"))) {
-    throw new UnsupportedFeatureException(s"$describe: the server sets ${RestCatalog.DataToken}=true (storage " +
-      "credentials it hands out per table), which this engine does not take yet", RestCatalog.DataToken)
-  }
+  /** Whether the server hands out storage credentials per table, which its tables' files are then reached with. */
+  private val dataTokens = client.options.get(RestCatalog.DataToken).exists(_.trim.equalsIgnoreCase("true"))
 
   override def describe: String = s"REST catalog ${settings.catalog} at ${settings.uri} (warehouse ${settings.warehouse})"
 
@@ -67,7 +66,8 @@ final class RestCatalog(settings: RestSettings, io: FileIO) extends Catalog {
     val node = found(client.get(RestCatalog.tablePath(client, db, table))).getOrElse(
       throw new TableNotFoundException(s"$db.$table", s"table $db.$table does not exist in $describe"))
     val answer = RestMessages.table(node)
-    new FileStoreTable(io, new TablePaths(new Path(answer.path)), answer.schema,
+    val tableIO = if (dataTokens) io.withCredentials(new StorageCredentials(new RestTokens(settings, db, table))) else io
+    new FileStoreTable(tableIO, new TablePaths(new Path(answer.path)), answer.schema,
       hooks = new RestHooks(settings, db, table, answer.uuid))
   }
 

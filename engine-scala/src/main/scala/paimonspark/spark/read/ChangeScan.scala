@@ -10,7 +10,7 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import paimonspark.format.{KeyValueFields, SparkTypes}
 import paimonspark.format.metadata.{DeletionFile, TableSchema}
-import paimonspark.fs.HadoopConf
+import paimonspark.fs.FileIO
 import paimonspark.lsm.KeyValue
 import paimonspark.table.FileStoreTable
 import paimonspark.table.changes.CommitChanges
@@ -115,7 +115,7 @@ object ChangeReaderFactory {
     val fileFields = if (keyValueFiles) SchemaReaders.keyValueFields(table.location.toString) _ else SchemaReaders.appendFields _
     val readers = SchemaReaders.build(table, readFields, fileFields, new StructType(), dataFilters, schemas)
     new ChangeReaderFactory(new SparkFileReader(readers), SparkTypes.physical(SparkTypes.toSparkStruct(readFields,
-      withFieldIds = false)), required, schema.partitionKeys, added, keyValueFiles, table.io.hadoopConf)
+      withFieldIds = false)), required, schema.partitionKeys, added, keyValueFiles, table.io)
   }
 }
 
@@ -124,7 +124,7 @@ object ChangeReaderFactory {
  * computed from the row's kind and its commit.
  */
 final class ChangeReaderFactory(files: SparkFileReader, fileRead: StructType, output: StructType,
-    partitionKeys: Seq[String], added: ChangeColumns, keyValueFiles: Boolean, conf: HadoopConf)
+    partitionKeys: Seq[String], added: ChangeColumns, keyValueFiles: Boolean, io: FileIO)
     extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
@@ -171,7 +171,7 @@ final class ChangeReaderFactory(files: SparkFileReader, fileRead: StructType, ou
           if (!remaining.hasNext) return false
           file = remaining.next()
           rows = files.open(new Path(file.path), file.size, file.schemaId)
-          live = file.deletion.fold[Iterator[InternalRow]](rows)(d => vectors(d, conf.value).live(rows))
+          live = file.deletion.fold[Iterator[InternalRow]](rows)(d => vectors(d, io).live(rows))
         }
         false
       }

@@ -2,7 +2,6 @@ package paimonspark.spark.read
 
 import scala.collection.mutable
 
-import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
@@ -10,6 +9,7 @@ import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
 import paimonspark.CorruptFileException
 import paimonspark.format.metadata.{DeletionFile, DeletionVector}
+import paimonspark.fs.FileIO
 
 /**
  * The rows of a data file its deletion vector does not mark: positions counted from the file's first
@@ -17,13 +17,6 @@ import paimonspark.format.metadata.{DeletionFile, DeletionVector}
  * the rows left ([[GatherVector]]); a batch with nothing deleted passes as it is.
  */
 object DeletedRows {
-  /** An index file's bytes, read with `conf`: one index file holds the vectors of many data files. */
-  def indexFile(path: String, conf: Configuration): Array[Byte] = {
-    val file = new Path(path)
-    val in = file.getFileSystem(conf).open(file)
-    try in.readAllBytes() finally in.close()
-  }
-
   /** The vector at `file` in its index file's `bytes`; a damaged one is named. */
   def load(file: DeletionFile, bytes: Array[Byte]): DeletionVector =
     try DeletionVector.read(bytes, file.offset, file.length, file.indexFile)
@@ -33,8 +26,9 @@ object DeletedRows {
   final class TaskVectors {
     private val indexFiles = mutable.HashMap.empty[String, Array[Byte]]
 
-    def apply(file: DeletionFile, conf: Configuration): DeletionVector =
-      load(file, indexFiles.synchronized(indexFiles.getOrElseUpdate(file.indexFile, indexFile(file.indexFile, conf))))
+    /** One index file holds the vectors of many data files: each is read once, whole. */
+    def apply(file: DeletionFile, io: FileIO): DeletionVector =
+      load(file, indexFiles.synchronized(indexFiles.getOrElseUpdate(file.indexFile, io.readBytes(new Path(file.indexFile)))))
   }
 
   def rows(reader: PartitionReader[InternalRow], vector: DeletionVector): PartitionReader[InternalRow] =

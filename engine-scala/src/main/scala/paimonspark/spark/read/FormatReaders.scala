@@ -23,6 +23,7 @@ import org.apache.spark.util.SerializableConfiguration
 
 import paimonspark.format.{DataFileFormat, FileTypeContradiction}
 import paimonspark.format.orc.OrcFileTypes
+import paimonspark.fs.FileIO
 
 /**
  * Spark's own (vectorized) Parquet and ORC readers, and an Avro reader of our own, set up for Paimon
@@ -34,7 +35,7 @@ object FormatReaders {
    * `partitionSchema`, then `casts` (by ordinal, over values of the requested types).
    */
   def layout(
-      hadoopConf: Configuration,
+      io: FileIO,
       requested: StructType,
       parquetRequested: StructType,
       partitionSchema: StructType,
@@ -48,7 +49,7 @@ object FormatReaders {
     conf.setConf(SQLConf.PARQUET_REBASE_MODE_IN_READ, LegacyBehaviorPolicy.CORRECTED)
     conf.setConf(SQLConf.PARQUET_INT96_REBASE_MODE_IN_READ, LegacyBehaviorPolicy.CORRECTED)
     // The settings Spark's Parquet read support and schema converter look up in the Hadoop conf.
-    val c = new Configuration(hadoopConf)
+    val c = new Configuration(io.hadoopConf.value)
     c.set(ParquetInputFormat.READ_SUPPORT_CLASS, classOf[ParquetReadSupport].getName)
     c.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA, requested.json)
     ParquetWriteSupport.setSchema(requested, c)
@@ -83,7 +84,7 @@ object FormatReaders {
       DataFileFormat.Parquet -> new FormatReader("Parquet", parquet, new ColumnCasts(rowType(parquetRequested), parquetCasts)),
       DataFileFormat.Orc -> new FormatReader("ORC", orc, new ColumnCasts(rowType(orcRequested), orcCasts),
         (file, hadoop) => checkOrcTypes(file, hadoop, orcRequested)),
-      DataFileFormat.Avro -> new FormatReader("Avro", avro, new ColumnCasts(rowType(requested), casts))), readerConf)
+      DataFileFormat.Avro -> new FormatReader("Avro", avro, new ColumnCasts(rowType(requested), casts))), readerConf, io)
   }
 
   /** ORC's reader converts a column of another type than asked for: a file that does so is refused first. */

@@ -10,14 +10,16 @@ import org.apache.spark.sql.execution.datasources.{PartitionedFile, SchemaColumn
 import org.apache.spark.sql.execution.datasources.v2.FilePartitionReaderFactory
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
-import paimonspark.{CorruptFileException, PaimonError}
+import paimonspark.{CorruptFileException, PaimonError, StorageException}
 import paimonspark.format.{DataFileFormat, FileTypeContradiction}
+import paimonspark.fs.FileIO
 
 /**
  * Spark's reader of one file format, then the casts from what it reads to the read schema. A file
  * the format's reader cannot parse (damaged, truncated, or of another format than its name says), or
  * that holds a column in a type its schema's does not map to (`check`, for a format whose reader
- * would convert it), fails the read with a [[CorruptFileException]] naming it.
+ * would convert it), fails the read with a [[CorruptFileException]] naming it; one its store refuses to
+ * give (access denied) with a [[StorageException]].
  */
 final class FormatReader(format: String, factory: FilePartitionReaderFactory, casts: ColumnCasts,
     check: (PartitionedFile, Configuration) => Unit = (_, _) => ()) extends Serializable {
@@ -41,10 +43,16 @@ final class FormatReader(format: String, factory: FilePartitionReaderFactory, ca
   private def naming[A](file: PartitionedFile)(body: => A): A =
     try body catch {
       case e: PaimonError => throw e
+      case NonFatal(e) if refused(e) => throw new StorageException(file.toPath.toString,
+        s"Cannot read ${file.toPath}: its store refused access: ${e.getMessage}", e)
       case NonFatal(e) => throw new CorruptFileException(file.toPath.toString, e, contradiction(e).map(why =>
         s"Cannot read ${file.toPath}: its $why; the file contradicts its table's schema").getOrElse(
         s"Cannot read ${file.toPath} as a $format data file (damaged, truncated, or not $format): ${e.getMessage}"))
     }
+
+  /** The store refused the read (credentials it does not take): the file may be whole. */
+  private def refused(e: Throwable): Boolean =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists(_.isInstanceOf[java.nio.file.AccessDeniedException])
 
   /** The column a file holds in a type that does not hold the schema's (Spark's Parquet reader finds it, ours others). */
   private def contradiction(e: Throwable): Option[String] = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).collectFirst {
@@ -62,20 +70,24 @@ final class FormatReader(format: String, factory: FilePartitionReaderFactory, ca
  * reader of its format, which its name says: a table may hold files of several formats (older Paimon
  * and Flink wrote ORC, `file.format` may change, `file.format.per.level` mixes them).
  */
-final class LayoutReader(formats: Map[String, FormatReader], conf: ReaderConf) extends Serializable {
+final class LayoutReader(formats: Map[String, FormatReader], conf: ReaderConf, val io: FileIO) extends Serializable {
   val columnar: Boolean = formats.values.forall(_.columnar)
 
-  /** The Hadoop configuration files are read with. */
-  def hadoopConf: Configuration = conf.value.value
+  /** The Hadoop configuration files are read with: opened through `io`, with the table's credentials. */
+  private def hadoopConf: Configuration = conf.value.value
 
   private def reader(file: PartitionedFile): FormatReader = {
     val format = DataFileFormat.of(file.toPath.getName)
     formats.getOrElse(format, throw new IllegalStateException(s"no reader of $format files for ${file.toPath}"))
   }
 
-  def rows(file: PartitionedFile): PartitionReader[InternalRow] = { conf.reset(); reader(file).rows(file, hadoopConf) }
+  def rows(file: PartitionedFile): PartitionReader[InternalRow] = {
+    conf.reset()
+    io.opening(hadoopConf)(reader(file).rows(file, hadoopConf))
+  }
+
   def batches(file: PartitionedFile): PartitionReader[ColumnarBatch] = {
     conf.reset()
-    reader(file).batches(file, hadoopConf)
+    io.opening(hadoopConf)(reader(file).batches(file, hadoopConf))
   }
 }

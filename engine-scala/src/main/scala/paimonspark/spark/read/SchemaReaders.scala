@@ -42,7 +42,6 @@ object SchemaReaders {
   def build(table: FileStoreTable, read: Seq[DataField], fileFields: TableSchema => Seq[DataField],
       partitionSchema: StructType, filters: Seq[Filter], schemas: Iterable[TableSchema]): SchemaReaders = {
     val target = struct(read)
-    val hadoopConf = table.io.hadoopConf.value
     val timeZone = SparkSession.active.sessionState.conf.sessionLocalTimeZone
     val views = schemas.toSeq.map(s => s.id -> FileView.of(read, fileFields(s)))
     val readers = views.map(_._2).distinct.map { view =>
@@ -54,7 +53,7 @@ object SchemaReaders {
         case i if !DataType.equalsStructurally(requested(i).dataType, target(i).dataType, ignoreNullability = true) =>
           i -> PaimonCasts.cast(BoundReference(i, requested(i).dataType, nullable = true), target(i).dataType, timeZone)
       }.toMap
-      view -> FormatReaders.layout(hadoopConf, requested, SparkTypes.physical(ParquetTimestamps.requested(view)),
+      view -> FormatReaders.layout(table.io, requested, SparkTypes.physical(ParquetTimestamps.requested(view)),
         partitionSchema, kept, casts, table.options.orcLegacyLtz)
     }.toMap
     new SchemaReaders(views.map { case (id, view) => id -> readers(view) }.toMap)
@@ -97,7 +96,7 @@ final class SchemaRoutingFactory(readers: SchemaReaders, positions: Boolean = fa
   /** The file's deletion vector, when it has one ([[SchemaReaders.DeletionFileKey]]). */
   private def deletionVector(file: PartitionedFile, reader: LayoutReader): Option[DeletionVector] =
     file.otherConstantMetadataColumnValues.get(SchemaReaders.DeletionFileKey)
-      .map(encoded => vectors(DeletionFile.decode(encoded.toString), reader.hadoopConf))
+      .map(encoded => vectors(DeletionFile.decode(encoded.toString), reader.io))
 
   private def schemaOf(file: PartitionedFile): Long =
     file.otherConstantMetadataColumnValues(SchemaReaders.SchemaIdKey).asInstanceOf[Long]

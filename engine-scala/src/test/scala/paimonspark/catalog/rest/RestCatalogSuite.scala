@@ -11,6 +11,7 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.{CatalogAccessException, SchemaChangeException}
+import paimonspark.fs.StorageCredentials
 import paimonspark.interop.JavaPaimon
 import paimonspark.spark.LocalSession
 
@@ -162,13 +163,56 @@ class RestCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
       sql("CALL paimon.sys.create_branch(table => 'rdb.br', branch => 'x', tag => 'nope')"))
   }
 
-  test("a server that hands out storage credentials (data-token.enabled) is refused, naming the option") {
-    val tokens = RestServer.start(defaults = Map(RestCatalog.DataToken -> "true"))
+  test("storage credentials the server hands out (data-token.enabled) reach its table's files, only those; " +
+    "refreshed an hour before they expire") {
+    val tokens = RestServer.start(warehouse = "tokens_wh", defaults = Map(RestCatalog.DataToken -> "true"))
+    val key = TokenCheckedFileSystem.TokenKey
+    def tokenRequests(t: String) = tokens.requests.count(_.startsWith(s"GET /v1/paimon/databases/tdb/tables/$t/token 200"))
+    def refusal(e: Throwable, token: String) = assert(Iterator.iterate(e)(_.getCause).takeWhile(_ != null)
+      .exists(c => String.valueOf(c.getMessage).contains(s"token $token is not valid")), e)
     try {
-      val e = intercept[paimonspark.UnsupportedFeatureException](
-        new RestCatalog(RestSettings("tokens", tokens.catalogOptions), paimonspark.spark.catalog.SessionFileIO()))
-      assert(e.value == RestCatalog.DataToken, e.getMessage)
-    } finally tokens.stop()
+      spark.conf.set(TokenCheckedFileSystem.Impl._1, TokenCheckedFileSystem.Impl._2)
+      spark.conf.set("spark.sql.catalog.tok", "paimonspark.spark.PaimonCatalog")
+      tokens.catalogOptions.foreach { case (k, v) => spark.conf.set(s"spark.sql.catalog.tok.$k", v) }
+      val inTwoHours = System.currentTimeMillis() + 2 * StorageCredentials.RefreshMillis
+      tokens.setToken("tdb", "t", inTwoHours, key -> "alpha")
+      tokens.setToken("tdb", "u", inTwoHours, key -> "beta")
+      TokenCheckedFileSystem.valid = Set("alpha", "beta")
+      sql("CREATE DATABASE tok.tdb")
+      sql("CREATE TABLE tok.tdb.t (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1')")
+      sql("CREATE TABLE tok.tdb.u (id INT)")
+      sql("INSERT INTO tok.tdb.t VALUES (1, 'a'), (2, 'b')")
+      sql("UPDATE tok.tdb.t SET v = 'b2' WHERE id = 2")
+      sql("INSERT INTO tok.tdb.u VALUES (7)")
+      assert(rows("SELECT * FROM tok.tdb.t") == Seq(Seq(1, "a"), Seq(2, "b2")) && rows("SELECT * FROM tok.tdb.u") == Seq(Seq(7)))
+      assert(tokenRequests("t") > 0 && tokenRequests("u") > 0)
+      val location = s"${TokenCheckedFileSystem.Scheme}:${tokens.dir.resolve("data/tdb.db/t")}"
+      // Each table's own: with alpha revoked, t is refused and u reads on; the session, without any, is refused.
+      TokenCheckedFileSystem.valid = Set("beta")
+      val revoked = intercept[Exception](sql("SELECT * FROM tok.tdb.t"))
+      refusal(revoked, "alpha")
+      assert(Iterator.iterate[Throwable](revoked)(_.getCause).takeWhile(_ != null).exists(_.isInstanceOf[paimonspark.StorageException]))
+      assert(rows("SELECT * FROM tok.tdb.u") == Seq(Seq(7)))
+      refusal(intercept[Exception](spark.read.format("paimon").load(location).collect()), "(none)")
+      // Credentials are fetched again once they have less than an hour to live, not before.
+      val catalog = new RestCatalog(RestSettings("tok", tokens.catalogOptions), paimonspark.spark.catalog.SessionFileIO())
+      val soon = System.currentTimeMillis() + StorageCredentials.RefreshMillis + 4000
+      tokens.setToken("tdb", "t", soon, key -> "gamma")
+      TokenCheckedFileSystem.valid = Set("gamma")
+      val table = catalog.loadTable("tdb", "t")
+      assert(table.schemaManager.listIds() == Seq(0L))
+      val fetched = tokenRequests("t")
+      tokens.setToken("tdb", "t", inTwoHours, key -> "delta")
+      TokenCheckedFileSystem.valid = Set("delta")
+      refusal(intercept[Exception](table.schemaManager.listIds()), "gamma")
+      Thread.sleep(math.max(0L, soon - StorageCredentials.RefreshMillis - System.currentTimeMillis()) + 200)
+      assert(table.schemaManager.listIds() == Seq(0L) && tokenRequests("t") == fetched + 1)
+      assert(rows("SELECT * FROM tok.tdb.t") == Seq(Seq(1, "a"), Seq(2, "b2")))
+    } finally {
+      TokenCheckedFileSystem.valid = Set.empty
+      spark.conf.unset(TokenCheckedFileSystem.Impl._1)
+      tokens.stop()
+    }
   }
 
   test("a change Paimon's rules refuse is refused here, before anything reaches the server") {

@@ -3,6 +3,8 @@ package paimonspark.catalog.rest
 import java.nio.file.{Files, Path}
 import java.util.concurrent.TimeUnit
 
+import scala.jdk.CollectionConverters._
+
 import paimonspark.{Checkout, Loopback}
 
 /**
@@ -31,12 +33,24 @@ final class RestServer private (process: Process, val url: String, val dir: Path
   }
 
   /** Makes the server refuse `db.table` from now on (403), as one that grants access per table would. */
-  def deny(db: String, table: String): Unit = {
+  def deny(db: String, table: String): Unit = command(s"DENY $db.$table", s"DENIED $db.$table")
+
+  /** Makes the storage credentials the server hands out for `db.table` `settings`, expiring at `expiresAtMillis`. */
+  def setToken(db: String, table: String, expiresAtMillis: Long, settings: (String, String)*): Unit =
+    command(s"TOKEN $db.$table $expiresAtMillis ${settings.map { case (k, v) => s"$k=$v" }.mkString(" ")}",
+      s"TOKEN $db.$table")
+
+  private var commands = 0
+
+  /** Sends the launcher a line and waits for its `answer` to it (the n-th such answer for the n-th command). */
+  private def command(line: String, answer: String): Unit = synchronized {
+    commands += 1
     val out = process.getOutputStream
-    out.write(s"DENY $db.$table\n".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+    out.write(s"$line\n".getBytes(java.nio.charset.StandardCharsets.UTF_8))
     out.flush()
-    Loopback.awaitStart(process, s"the refusal of $db.$table", 30)(
-      Files.readString(dir.resolve("server.log")).contains(s"DENIED $db.$table"))("")
+    def answered = Files.readAllLines(dir.resolve("server.log")).asScala.count(l => l.startsWith("DENIED ") ||
+      l.startsWith("TOKEN ")) >= commands
+    Loopback.awaitStart(process, s"the server's answer to $line", 30)(answered)("")
   }
 
   def stop(): Unit = {
@@ -48,6 +62,11 @@ final class RestServer private (process: Process, val url: String, val dir: Path
 object RestServer {
   private val ClasspathFile = Checkout.root.resolve("target/rest-oracle.classpath")
 
+  /**
+   * A server with `defaults` in its `/v1/config` answer. One that hands out storage credentials
+   * (`data-token.enabled=true`) gets its data path as a `file:` URI, so that Paimon's server names its tables'
+   * paths `rest-test-file-io:/...` (the scheme of its test FileIO; [[TokenCheckedFileSystem]] here).
+   */
   def start(warehouse: String = "rest_wh", token: String = "the-token", defaults: Map[String, String] = Map.empty)
       : RestServer = {
     if (!Files.isRegularFile(ClasspathFile)) {
@@ -58,7 +77,8 @@ object RestServer {
     val java = Path.of(sys.props("java.home"), "bin", "java").toString
     val command = Seq(java, "-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
       s"${Files.readString(ClasspathFile).trim}:${Checkout.pysparkJars}/*", Checkout.support("LoopbackRestCatalog.java").toString,
-      dir.resolve("data").toString, warehouse, token) ++ defaults.map { case (k, v) => s"$k=$v" }
+      if (defaults.get(RestCatalog.DataToken).contains("true")) s"file:${dir.resolve("data")}" else dir.resolve("data").toString,
+      warehouse, token) ++ defaults.map { case (k, v) => s"$k=$v" }
     val process = new ProcessBuilder(command: _*).redirectErrorStream(true).redirectOutput(log.toFile).start()
     def ready = """READY (\S+)""".r.findFirstMatchIn(Files.readString(log))
     Loopback.awaitStart(process, "the REST catalog server", 180)(ready.isDefined)(s":\n${Files.readString(log).takeRight(4000)}")
