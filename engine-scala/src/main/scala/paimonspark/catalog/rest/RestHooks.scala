@@ -1,7 +1,6 @@
 package paimonspark.catalog.rest
 
-import paimonspark.{CommitConflictException, MetastoreException, SnapshotNotFoundException, TableNotFoundException,
-  UnsupportedFeatureException}
+import paimonspark.{CommitConflictException, MetastoreException, SnapshotNotFoundException, TableNotFoundException}
 import paimonspark.format.TablePaths
 import paimonspark.format.metadata.{Json, Snapshot, TableSchema}
 import paimonspark.table.{CatalogHooks, FileStoreTable, PartitionStatistics, SnapshotCatalog}
@@ -22,9 +21,23 @@ final class RestHooks(settings: RestSettings, db: String, table: String, uuid: S
 
   override def committed(t: FileStoreTable, snapshot: Snapshot, added: Set[Seq[Byte]], removed: Set[Seq[Byte]]): Unit = ()
 
-  override def markDone(t: FileStoreTable, action: String, partitions: Seq[Seq[String]]): Unit =
-    throw new UnsupportedFeatureException(s"table $db.$table: partition.mark-done-action '$action' on a table in a " +
-      "REST catalog is not supported yet", "partition.mark-done-action")
+  /**
+   * `mark-event`: `POST .../partitions/mark` with the partitions' specs; a server that keeps no partitions
+   * for the table (501: not `metastore.partitioned-table`) has nothing to mark, as Paimon's client takes it.
+   * `done-partition` is refused as Paimon refuses it here: the REST catalog does not add partitions.
+   */
+  override def markDone(t: FileStoreTable, action: String, partitions: Seq[Seq[String]]): Unit = action match {
+    case "mark-event" =>
+      val client = new RestClient(settings)
+      val specs = partitions.map(t.schema.partitionKeys.zip(_))
+      try client.post(s"${RestCatalog.tablePath(client, db, table)}/partitions/mark", RestMessages.markDone(specs))
+      catch {
+        case e: RestStatusException if e.status == 501 => ()
+        case e: RestStatusException if e.status == 404 => throw new TableNotFoundException(s"$db.$table",
+          s"table $db.$table no longer exists in catalog ${settings.catalog}: ${e.getMessage}")
+      }
+    case _ => CatalogHooks.NoHooks.markDone(t, action, partitions)
+  }
 
   override val snapshotCatalog: Option[SnapshotCatalog] = Some(new RestSnapshots(settings, db, table, uuid, branch))
 

@@ -98,6 +98,17 @@ object RestMessages {
     node
   }
 
+  /** `POST .../partitions/mark`: partitions by their values keyed by column, in partition order. */
+  def markDone(specs: Seq[Seq[(String, String)]]): ObjectNode = {
+    val node = Json.obj()
+    val array = node.putArray("specs")
+    specs.foreach { spec =>
+      val entry = array.addObject()
+      spec.foreach { case (k, v) => entry.put(k, v) }
+    }
+    node
+  }
+
   /** `POST .../branches`: a new branch, empty or from a tag. */
   def createBranch(name: String, fromTag: Option[String]): ObjectNode = {
     val node = Json.obj()

@@ -215,6 +215,19 @@ class RestCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     }
   }
 
+  test("partitions marked done: mark-event goes to the server, done-partition is refused as Paimon refuses it") {
+    sql("CREATE TABLE paimon.rdb.parts (id INT, dt STRING) PARTITIONED BY (dt) TBLPROPERTIES (" +
+      "'metastore.partitioned-table' = 'true', 'partition.mark-done-action' = 'success-file,mark-event')")
+    sql("INSERT INTO paimon.rdb.parts VALUES (1, 'd1')")
+    sql("CALL paimon.sys.mark_partition_done(table => 'rdb.parts', partitions => 'dt=d1')")
+    assert(server.requests.exists(_.startsWith("POST /v1/paimon/databases/rdb/tables/parts/partitions/mark 200")))
+    assert(Files.exists(tableDir("rdb", "parts").resolve("dt=d1/_SUCCESS")))
+    sql("ALTER TABLE paimon.rdb.parts SET TBLPROPERTIES ('partition.mark-done-action' = 'done-partition')")
+    val refused = intercept[paimonspark.UnsupportedFeatureException](
+      sql("CALL paimon.sys.mark_partition_done(table => 'rdb.parts', partitions => 'dt=d1')"))
+    assert(refused.getMessage.contains("without metastore"), refused.getMessage)
+  }
+
   test("a change Paimon's rules refuse is refused here, before anything reaches the server") {
     sql("CREATE TABLE paimon.rdb.keyed (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id')")
     val before = server.requests.count(_.startsWith("POST /v1/paimon/databases/rdb/tables/keyed "))
