@@ -66,6 +66,10 @@ final class RestCatalog(settings: RestSettings, io: FileIO) extends Catalog {
     val node = found(client.get(RestCatalog.tablePath(client, db, table))).getOrElse(
       throw new TableNotFoundException(s"$db.$table", s"table $db.$table does not exist in $describe"))
     val answer = RestMessages.table(node)
+    if (answer.external) {
+      throw new UnsupportedFeatureException(s"table $db.$table is an external table of $describe (its files at " +
+        s"${answer.path}, which the server does not manage): external tables in a REST catalog are not supported yet")
+    }
     val tableIO = if (dataTokens) io.withCredentials(new StorageCredentials(new RestTokens(settings, db, table))) else io
     new FileStoreTable(tableIO, new TablePaths(new Path(answer.path)), answer.schema,
       hooks = new RestHooks(settings, db, table, answer.uuid))

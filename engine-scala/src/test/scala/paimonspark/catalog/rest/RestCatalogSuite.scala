@@ -228,6 +228,16 @@ class RestCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(refused.getMessage.contains("without metastore"), refused.getMessage)
   }
 
+  test("an external table (Java's, at a path the server does not manage) is refused by name; LOCATION is refused") {
+    val elsewhere = Files.createTempDirectory("rest-external")
+    java.createTable("rdb.ext", Schema.newBuilder().column("id", DataTypes.INT())
+      .option("path", elsewhere.toUri.toString).build())
+    val refused = intercept[paimonspark.UnsupportedFeatureException](sql("SELECT * FROM paimon.rdb.ext"))
+    assert(refused.getMessage.contains("rdb.ext") && refused.getMessage.contains("external"), refused.getMessage)
+    intercept[paimonspark.UnsupportedFeatureException](
+      sql(s"CREATE TABLE paimon.rdb.located (id INT) LOCATION '${elsewhere.resolve("t").toUri}'"))
+  }
+
   test("a change Paimon's rules refuse is refused here, before anything reaches the server") {
     sql("CREATE TABLE paimon.rdb.keyed (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id')")
     val before = server.requests.count(_.startsWith("POST /v1/paimon/databases/rdb/tables/keyed "))
