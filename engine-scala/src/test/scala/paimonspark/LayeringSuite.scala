@@ -23,10 +23,11 @@ class LayeringSuite extends AnyFunSuite {
       "table.options" -> Set[String](),
       "table" -> Set("table.options"),
       "table.schema" -> Set("table", "table.options"),
-      "table.history" -> Set("table", "table.options"),
+      "table.history" -> Set("table", "table.options", "table.iceberg"),
       "table.scan" -> Set("table", "table.options", "table.schema"),
       "table.changes" -> Set("table", "table.options", "table.scan"),
-      "table.write" -> Set("table", "table.options", "table.scan", "table.history"),
+      "table.iceberg" -> Set("table", "table.options"),
+      "table.write" -> Set("table", "table.options", "table.scan", "table.history", "table.iceberg"),
       "table.compact" -> Set("table", "table.options", "table.scan", "table.write"))
     // The format's rooms: what every format shares (types, statistics, the writer's contract, file names),
     // binary rows and the bucket hashes over them, the table's metadata files, each file format's encoding,
@@ -38,7 +39,8 @@ class LayeringSuite extends AnyFunSuite {
       "format.parquet" -> Set("format"),
       "format.orc" -> Set("format"),
       "format.avro" -> Set("format"),
-      "format.files" -> Set("format", "format.parquet", "format.orc", "format.avro"))
+      "format.files" -> Set("format", "format.parquet", "format.orc", "format.avro"),
+      "format.iceberg" -> Set("format", "format.metadata"))
     val roomsOf = Map("table" -> tableRooms, "format" -> formatRooms)
     def rooms(layer: String) = roomsOf.get(layer).fold(Set(layer))(_.keySet)
     layers.flatMap { case (layer, lower) =>

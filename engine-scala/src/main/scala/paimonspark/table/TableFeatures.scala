@@ -19,6 +19,17 @@ object TableFeatures {
     throw refusal(table, t, s"a column of type $t", "values of this type are not read or written yet")
   }
 
+  /** Refuses keeping Iceberg metadata for a table it is not built for yet, or whose columns Iceberg has no type for. */
+  private def requireIcebergWritable(table: FileStoreTable): Unit = {
+    val key = TableOptions.IcebergStorageKey
+    if (table.isPrimaryKeyTable) throw refusal(table, key, "Iceberg metadata of a primary-key table",
+      "it is written for append tables only yet (Iceberg readers would see the table as of its last full compaction)")
+    table.schema.fields.foreach(f => paimonspark.format.iceberg.IcebergTypes.unsupported(f.dataType).foreach { why =>
+      throw refusal(table, key, s"Iceberg metadata with column ${f.name}", why)
+    })
+    iceberg.IcebergPaths.of(table.name, table.location, table.options.icebergStorage, table.options.icebergStorageLocation)
+  }
+
   /**
    * Refuses reading `table` as of `snapshot` if its schema or index files say the read would differ;
    * deletion vectors only when the read does not apply them (`appliesDeletionVectors`).
@@ -53,6 +64,7 @@ object TableFeatures {
           s"table ${table.name}: ${e.getMessage}; the table cannot be ${verb(access)} here", key))
       }
     }
+    if (table.options.icebergStorage != "disabled" && access == Access.Write) requireIcebergWritable(table)
     if (!table.isPrimaryKeyTable && table.options.bucket > 0 && table.options.deletionVectors && access == Access.Write) {
       throw refusal(table, TableOptions.DeletionVectors, "deletion vectors on a bucketed append table",
         "their vectors would be kept per partition, where Paimon keeps them per bucket")

@@ -107,6 +107,17 @@ final case class TableOptions(raw: Map[String, String]) {
   /** Without it, Paimon keeps one level more than the compaction trigger. */
   def numLevels: Int = get(NumLevels).map(_.trim.toInt).getOrElse(compactionTrigger + 1)
 
+  /** `metadata.iceberg.storage`, lower case: `disabled` unless Iceberg metadata is kept beside each snapshot. */
+  def icebergStorage: String = text(IcebergStorageKey).trim.toLowerCase
+  /** `metadata.iceberg.storage-location`, when set. */
+  def icebergStorageLocation: Option[String] = get(IcebergStorageKey + "-location").map(_.trim.toLowerCase)
+  def icebergManifestCompression: String = text("metadata.iceberg.manifest-compression")
+  def icebergLegacyManifests: Boolean = flag("metadata.iceberg.manifest-legacy-version")
+  def icebergCompactMinFiles: Int = int("metadata.iceberg.compaction.min.file-num")
+  def icebergCompactMaxFiles: Int = int("metadata.iceberg.compaction.max.file-num")
+  def icebergDeleteAfterCommit: Boolean = flag("metadata.iceberg.delete-after-commit.enabled")
+  def icebergPreviousVersionsMax: Int = int("metadata.iceberg.previous-versions-max")
+
   def snapshotRetainMin: Int = int(SnapshotRetainMin)
   def snapshotRetainMax: Int = int(SnapshotRetainMax)
   def snapshotTimeRetained: java.time.Duration = duration(SnapshotTimeRetained)
@@ -235,6 +246,7 @@ object TableOptions {
   val DynamicAssignerParallelism = "dynamic-bucket.assigner-parallelism"
   val StopTrigger = "num-sorted-run.stop-trigger"
   val NumLevels = "num-levels"
+  val IcebergStorageKey = "metadata.iceberg.storage"
   val MaxSizeAmplification = "compaction.max-size-amplification-percent"
   val SizeRatio = "compaction.size-ratio"
   val CompactionMinFileNum = "compaction.min.file-num"

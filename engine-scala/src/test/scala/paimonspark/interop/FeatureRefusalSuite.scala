@@ -155,15 +155,6 @@ class FeatureRefusalSuite extends AnyFunSuite with BeforeAndAfterAll {
     refused(variant, "VARIANT")(t => spark.sql(s"INSERT INTO $t SELECT 5, NULL"))
   }
 
-  test("a table that keeps Iceberg metadata reads as Java reads it; writes, which would leave that metadata stale, are refused") {
-    val t = tables.icebergMetadata()
-    assert(Files.isRegularFile(tableDir(t.name).resolve("metadata").resolve("v1.metadata.json")), "Java wrote no Iceberg metadata")
-    assert(ours(s"SELECT * FROM paimon.${t.name}") == java.rows(t.name))
-    refused(t, "metadata.iceberg.storage")(insert("(5000, 'ours')"))
-    refused(t, "metadata.iceberg.storage")(t => spark.sql(s"DELETE FROM $t WHERE id = 1"))
-    refused(t, "metadata.iceberg.storage")(t => spark.sql(s"CALL paimon.sys.compact(table => '${t.stripPrefix("paimon.")}')"))
-  }
-
   test("data files elsewhere and row ids read as Java reads them; writes are refused; Java's mod buckets are written to") {
     val external = tables.externalPaths(outside)
     assert(ours(s"SELECT * FROM paimon.${external.name}") == java.rows(external.name))

@@ -162,16 +162,6 @@ final class JavaFeatureTables(java: JavaPaimon) {
     FeatureTable(name, modBucketIds.size)
   }
 
-  /**
-   * `iceberg_metadata`: an append table whose commits also write Iceberg metadata under its directory
-   * (`metadata.iceberg.storage` = `table-location`), for Iceberg readers.
-   */
-  def icebergMetadata(): FeatureTable = {
-    val name = create("iceberg_metadata", idAndName, Nil, "metadata.iceberg.storage" -> "table-location")
-    java.insert(name, numbered(1 to 5, "row"): _*)
-    FeatureTable(name, 5)
-  }
-
   /** The keys of `mod_bucket`: a negative one, and ones that the default hash puts in other buckets. */
   val modBucketIds: Seq[Int] = Seq(-3, 1, 2, 5, 7, 8)
 

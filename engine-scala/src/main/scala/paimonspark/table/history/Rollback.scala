@@ -2,6 +2,7 @@ package paimonspark.table.history
 
 import paimonspark.format.metadata.Snapshot
 import paimonspark.table.FileStoreTable
+import paimonspark.table.iceberg.IcebergCommit
 
 /**
  * Rolls a branch back to a snapshot: later snapshots and tags are removed, then the files only they
@@ -19,12 +20,14 @@ object Rollback {
     val snapshots = table.snapshotManager
     val latest = snapshots.latestId().getOrElse(target.id)
     table.hooks.snapshotCatalog match {
-      case Some(catalog) => catalog.rollback(target, tag, latest); latest
+      case Some(catalog) => catalog.rollback(target, tag, latest)
       case None => rollBackFiles(table, target, latest)
     }
+    IcebergCommit.afterRollback(table, target)
+    latest
   }
 
-  private def rollBackFiles(table: FileStoreTable, target: Snapshot, latest: Long): Long = {
+  private def rollBackFiles(table: FileStoreTable, target: Snapshot, latest: Long): Unit = {
     val snapshots = table.snapshotManager
     // A tagged snapshot that expired comes back from its tag.
     val restored = !snapshots.snapshotExists(target.id)
@@ -53,6 +56,5 @@ object Rollback {
     val keptMeta = kept.flatMap(files.metadata(_)).toSet
     added.filterNot(keptData).foreach(table.io.delete(_, recursive = false))
     removedMeta.filterNot(keptMeta).foreach(table.io.delete(_, recursive = false))
-    latest
   }
 }

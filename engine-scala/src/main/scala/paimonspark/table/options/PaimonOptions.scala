@@ -30,9 +30,9 @@ object PaimonOptions extends OptionDeclarations {
     case k if k.startsWith("hive.") => Some(implemented(k, text))
     // Handed to the format's writer as they are, as Paimon hands them.
     case k if k.startsWith("orc.") || k.startsWith("parquet.") || k.startsWith("avro.") => Some(implemented(k, text))
-    // The rest of IcebergOptions shape the metadata 'metadata.iceberg.storage' asks for, which is refused.
-    case k if k.startsWith("metadata.iceberg.") => Some(noEffect(k, text, null,
-      s"Iceberg metadata is written only with '${StorageOptions.IcebergStorage}', which is refused"))
+    // An Iceberg REST catalog's settings, for the rest-catalog storage, which is refused.
+    case k if k.startsWith("metadata.iceberg.rest.") => Some(noEffect(k, text, null,
+      s"it configures the rest-catalog storage of '${StorageOptions.IcebergStorage}', which is refused"))
     case k if (k.startsWith("commit.callback.") || k.startsWith("tag.callback.")) && k.endsWith(".param") =>
       Some(refused(k, text, null, "callbacks (Java classes) are not called"))
     case _ => None

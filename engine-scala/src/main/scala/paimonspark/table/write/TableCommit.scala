@@ -7,6 +7,7 @@ import paimonspark.format.row._
 import paimonspark.format.metadata._
 import paimonspark.lsm.KeyRanges
 import paimonspark.table.{FileStoreTable, KeyLayout, ManifestStore, PartitionStatistics, Predicate, TableOptions}
+import paimonspark.table.iceberg.IcebergCommit
 import paimonspark.table.scan.PartitionFilter
 
 /** Which live files a commit replaces. */
@@ -303,6 +304,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       if (table.hooks.locked(snapshots.publish(snapshot, statistics(deletes ++ added)))) {
         def partitions(entries: Seq[ManifestEntry]) = entries.map(_.partition.toSeq).toSet
         table.hooks.committed(table, snapshot, partitions(added), partitions(replaced))
+        IcebergCommit.afterCommit(table, snapshot, deletes ++ added)
         val endOfInput = identifier == SnapshotJson.BatchCommitIdentifier
         // As Paimon's Spark writes: a batch write marks the partitions it wrote done.
         if (endOfInput && kind != CommitKind.Compact && added.nonEmpty && table.options.endInputToDone &&

@@ -21,7 +21,9 @@ import paimonspark.table.{FileStoreTable, TableFeatures, TableOptions}
  * stated reason, or refused with a typed error on CREATE and ALTER.
  */
 class OptionCensusSuite extends AnyFunSuite {
-  private val declared: Seq[ConfigOption[_]] = classOf[CoreOptions].getFields.toSeq
+  // CoreOptions, and the IcebergOptions a table takes beside them.
+  private val declared: Seq[ConfigOption[_]] = Seq(classOf[CoreOptions], classOf[org.apache.paimon.iceberg.IcebergOptions])
+    .flatMap(_.getFields.toSeq)
     .filter(f => Modifier.isStatic(f.getModifiers) && f.getType == classOf[ConfigOption[_]])
     .map(_.get(null).asInstanceOf[ConfigOption[_]])
 
@@ -38,7 +40,7 @@ class OptionCensusSuite extends AnyFunSuite {
   private val notCoreOptions = Set("write.merge-schema", "write.merge-schema.explicit-cast", "read.changelog",
     "read.stream.maxFilesPerTrigger", "read.stream.maxBytesPerTrigger", "read.stream.maxRowsPerTrigger",
     "read.stream.minRowsPerTrigger", "read.stream.maxTriggerDelayMs", "owner", "compaction.small-file-ratio",
-    "commit.object-store.single-writer", "orc.timestamp-ltz.legacy.type", "metadata.iceberg.storage")
+    "commit.object-store.single-writer", "orc.timestamp-ltz.legacy.type")
 
   /** A Paimon default in the canonical text of our value kinds. */
   private def paimonDefault(o: ConfigOption[_], kind: OptionKind): Option[String] = Option(o.defaultValue()).map {
