@@ -80,6 +80,27 @@ def test_a_rollback_and_a_commit_that_wrote_no_iceberg_metadata_are_caught_up(sp
     assert first["snapshot-id"] == theirs + 1 and "parent-snapshot-id" not in first
 
 
+def test_a_commit_whose_iceberg_metadata_fails_is_committed_and_the_next_commit_repairs_it(spark, warehouse):
+    """What a writer killed between its Paimon commit and its Iceberg metadata leaves: the snapshot without
+    its version. Here the metadata directory is a file for one commit, so that writing it fails there."""
+    import shutil
+
+    from paimon_spark import StorageError
+
+    spark.sql("CREATE TABLE paimon.default.broken (id INT) TBLPROPERTIES ('metadata.iceberg.storage' = 'table-location')")
+    spark.sql("INSERT INTO paimon.default.broken VALUES (1)")
+    location = table_dir(warehouse, "broken")
+    shutil.rmtree(location / "metadata")
+    (location / "metadata").write_text("in the way")
+    with pytest.raises(StorageError) as failed:
+        spark.sql("INSERT INTO paimon.default.broken VALUES (2)")
+    assert "snapshot 2 was committed" in str(failed.value) and "Iceberg" in str(failed.value)
+    assert rows(spark.sql("SELECT * FROM paimon.default.broken")) == [(1,), (2,)]
+    (location / "metadata").unlink()
+    spark.sql("INSERT INTO paimon.default.broken VALUES (3)")
+    assert iceberg_rows(location) == [(1,), (2,), (3,)]
+
+
 def test_a_hadoop_catalog_layout_and_tags_as_refs(spark, warehouse):
     spark.sql("CREATE TABLE paimon.default.ledger (id BIGINT, ok BOOLEAN, day DATE) "
               "TBLPROPERTIES ('metadata.iceberg.storage' = 'hadoop-catalog')")
@@ -93,15 +114,29 @@ def test_a_hadoop_catalog_layout_and_tags_as_refs(spark, warehouse):
     assert not (table_dir(warehouse, "ledger") / "metadata").exists()
 
 
+def test_a_primary_key_table_reads_in_iceberg_as_of_its_last_full_compaction(spark, warehouse):
+    spark.sql("CREATE TABLE paimon.default.keyed (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', "
+              "'bucket' = '1', 'metadata.iceberg.storage' = 'table-location')")
+    location = table_dir(warehouse, "keyed")
+    spark.sql("INSERT INTO paimon.default.keyed VALUES (1, 'a'), (2, 'b')")
+    # A fresh table's one level-0 file is read as it is, so Iceberg readers see it (Paimon's rule).
+    assert iceberg_rows(location) == [(1, "a"), (2, "b")]
+    spark.sql("INSERT INTO paimon.default.keyed VALUES (2, 'b2'), (3, 'c')")
+    # Level-0 files wait for a full compaction: Iceberg readers still see the first write.
+    assert iceberg_rows(location) == [(1, "a"), (2, "b")]
+    spark.sql("CALL paimon.sys.compact(table => 'default.keyed', compact_strategy => 'full')")
+    assert iceberg_rows(location) == rows(spark.sql("SELECT * FROM paimon.default.keyed")) == [(1, "a"), (2, "b2"), (3, "c")]
+
+
 def test_what_iceberg_metadata_cannot_hold_is_refused_before_anything_is_written(spark, warehouse):
     from paimon_spark import UnsupportedFeatureError, InvalidOptionError
 
-    spark.sql("CREATE TABLE paimon.default.keyed (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', "
-              "'metadata.iceberg.storage' = 'table-location')")
+    spark.sql("CREATE TABLE paimon.default.keyed_dv (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', "
+              "'bucket' = '1', 'deletion-vectors.enabled' = 'true', 'metadata.iceberg.storage' = 'table-location')")
     with pytest.raises(UnsupportedFeatureError) as refused:
-        spark.sql("INSERT INTO paimon.default.keyed VALUES (1, 'a')")
-    assert refused.value.value == "metadata.iceberg.storage" and "primary-key" in str(refused.value)
-    assert not (table_dir(warehouse, "keyed") / "snapshot").exists()
+        spark.sql("INSERT INTO paimon.default.keyed_dv VALUES (1, 'a')")
+    assert refused.value.value == "metadata.iceberg.storage" and "deletion vectors" in str(refused.value)
+    assert not (table_dir(warehouse, "keyed_dv") / "snapshot").exists()
     # Paimon's other storages are refused as not built; a value Paimon does not have, as wrong.
     with pytest.raises(UnsupportedFeatureError) as unbuilt:
         spark.sql("CREATE TABLE paimon.default.hive_ice (id INT) TBLPROPERTIES ('metadata.iceberg.storage' = 'hive-catalog')")

@@ -26,7 +26,7 @@ class LayeringSuite extends AnyFunSuite {
       "table.history" -> Set("table", "table.options", "table.iceberg"),
       "table.scan" -> Set("table", "table.options", "table.schema"),
       "table.changes" -> Set("table", "table.options", "table.scan"),
-      "table.iceberg" -> Set("table", "table.options"),
+      "table.iceberg" -> Set("table", "table.options", "table.scan"),
       "table.write" -> Set("table", "table.options", "table.scan", "table.history", "table.iceberg"),
       "table.compact" -> Set("table", "table.options", "table.scan", "table.write"))
     // The format's rooms: what every format shares (types, statistics, the writer's contract, file names),

@@ -22,8 +22,9 @@ object TableFeatures {
   /** Refuses keeping Iceberg metadata for a table it is not built for yet, or whose columns Iceberg has no type for. */
   private def requireIcebergWritable(table: FileStoreTable): Unit = {
     val key = TableOptions.IcebergStorageKey
-    if (table.isPrimaryKeyTable) throw refusal(table, key, "Iceberg metadata of a primary-key table",
-      "it is written for append tables only yet (Iceberg readers would see the table as of its last full compaction)")
+    if (table.isPrimaryKeyTable && table.options.deletionVectors) throw refusal(table, key,
+      "Iceberg metadata of a primary-key table with deletion vectors", "Paimon gives Iceberg readers its deletion " +
+      "vectors only with format version 3, which is not written yet")
     table.schema.fields.foreach(f => paimonspark.format.iceberg.IcebergTypes.unsupported(f.dataType).foreach { why =>
       throw refusal(table, key, s"Iceberg metadata with column ${f.name}", why)
     })

@@ -32,10 +32,12 @@ class IcebergMetadataSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
   private def manifests = new IcebergManifests(Seq(paimonspark.format.DataField(2, "dt",
     paimonspark.format.DataTypes.string)), "snappy", legacy = false)
+  private def unpartitioned = new IcebergManifests(Nil, "snappy", legacy = false)
   private def bytes(path: String) = Files.readAllBytes(Path.of(new org.apache.hadoop.fs.Path(path).toUri.getPath))
   /** The rows Iceberg's current snapshot lists as live, by its manifests' record counts. */
-  private def icebergRows(t: String): Long = manifests.readManifestList(bytes(current(t).currentSnapshot.manifestList))
-    .flatMap(m => manifests.readManifest(bytes(m.path))).filter(_.live).map(_.file.recordCount).sum
+  private def icebergRows(t: String, reader: IcebergManifests = manifests): Long =
+    reader.readManifestList(bytes(current(t).currentSnapshot.manifestList))
+      .flatMap(m => reader.readManifest(bytes(m.path))).filter(_.live).map(_.file.recordCount).sum
   private def count(t: String): Long = sql(s"SELECT count(*) FROM paimon.default.$t").head.getLong(0)
 
   private def schema: Schema = Schema.newBuilder().column("id", DataTypes.INT()).column("v", DataTypes.STRING())
@@ -55,6 +57,21 @@ class IcebergMetadataSuite extends AnyFunSuite with BeforeAndAfterAll {
     sql("CALL paimon.sys.compact(table => 'default.shared')")
     java.insert("default.shared", Seq(5, "e", "d1"))
     assert(icebergRows("shared") == count("shared") && count("shared") == 4)
+  }
+
+  test("a primary-key table's Iceberg metadata holds its top level only, under Java's commits and ours alike") {
+    java.createTable("default.keyed", Schema.newBuilder().column("id", DataTypes.INT().notNull())
+      .column("v", DataTypes.STRING()).primaryKey("id").option("bucket", "1")
+      .option("metadata.iceberg.storage", "table-location").build())
+    java.insert("default.keyed", Seq(1, "a"), Seq(2, "b"))
+    java.insert("default.keyed", Seq(2, "b2"), Seq(3, "c"))
+    sql("CALL paimon.sys.compact(table => 'default.keyed', compact_strategy => 'full')")
+    assert(icebergRows("keyed", unpartitioned) == 3 && count("keyed") == 3)
+    java.insert("default.keyed", Seq(4, "d"))
+    assert(icebergRows("keyed", unpartitioned) == 3)
+    sql("INSERT INTO paimon.default.keyed VALUES (5, 'e')")
+    java.compact("default.keyed")
+    assert(icebergRows("keyed", unpartitioned) == 5 && count("keyed") == 5)
   }
 
   test("the same statements through Java and through us give the same Iceberg metadata") {

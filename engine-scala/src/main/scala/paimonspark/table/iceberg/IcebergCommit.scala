@@ -8,11 +8,14 @@ import scala.collection.mutable
 import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.hadoop.fs.Path
 
+import paimonspark.StorageException
 import paimonspark.format.iceberg.{IcebergDataFile, IcebergEntry, IcebergManifestMeta, IcebergManifests,
   IcebergMetadata, IcebergPaths, IcebergSnapshot, IcebergTypes}
-import paimonspark.format.metadata.{FileKind, Json, ManifestEntry, Snapshot, TableSchema}
+import paimonspark.format.metadata.{DataFileMeta, FileKind, Json, ManifestEntry, Snapshot, TableSchema}
 import paimonspark.format.row.BinaryRow
-import paimonspark.table.FileStoreTable
+import paimonspark.lsm.KeyRanges
+import paimonspark.table.{FileStoreTable, KeyLayout}
+import paimonspark.table.scan.SplitPacking
 
 /**
  * The Iceberg metadata of a table with `metadata.iceberg.storage`, brought to each snapshot it commits, as
@@ -56,7 +59,10 @@ final class IcebergCommit(table: FileStoreTable) {
   private def afresh(snapshot: Snapshot): Unit = {
     val id = snapshot.id
     val store = table.newManifestStore()
-    val entries = store.liveFiles(store.dataManifests(snapshot)).map(e => IcebergEntry(IcebergEntry.Added, id, id, id, dataFile(e)))
+    val live = store.liveFiles(store.dataManifests(snapshot))
+    val readable = if (!table.isPrimaryKeyTable) live
+      else live.groupBy(e => (e.partitionKey, e.bucket)).values.toSeq.flatMap(readAsIs)
+    val entries = readable.map(e => IcebergEntry(IcebergEntry.Added, id, id, id, dataFile(e)))
     val metas = if (entries.isEmpty) Nil else Seq(writeManifest(entries, id))
     val fields = partitionSpec()
     val metadata = IcebergMetadata(2, UUID.randomUUID().toString, table.location.toString, id,
@@ -74,7 +80,8 @@ final class IcebergCommit(table: FileStoreTable) {
     val removed = mutable.LinkedHashSet.empty[String]
     delta.foreach { e =>
       val path = table.dataFilePath(e.partition, e.bucket, e.file).toString
-      if (e.kind == FileKind.Add) { removed -= path; added(path) = e } else { added -= path; removed += path }
+      if (e.kind == FileKind.Add) { if (visible(e)) { removed -= path; added(path) = e } }
+      else { added -= path; removed += path }
     }
     val baseMetas = manifests.readManifestList(io.readBytes(new Path(base.currentSnapshot.manifestList)))
     val (kept, operation) = if (removed.isEmpty) (baseMetas, "append") else {
@@ -112,6 +119,33 @@ final class IcebergCommit(table: FileStoreTable) {
     deleteOldVersions(id)
     expiring.zip(expiring.drop(1) :+ snapshots.head).foreach { case (gone, next) => expireList(gone.manifestList, next.manifestList) }
   }
+
+  /** Whether a file a commit adds is one Iceberg readers get: a primary-key table's only on its top level. */
+  private def visible(e: ManifestEntry): Boolean = !table.isPrimaryKeyTable || e.file.level == options.numLevels - 1
+
+  /**
+   * The files of one primary-key bucket a reader takes as they are, by Paimon's batch split rule
+   * (`MergeTreeSplitGenerator.splitForBatch`): all of them when none is on level 0 and they share one level;
+   * else, of the key sections packed into splits of `source.split.target-size`, each split that is one file.
+   * A file with deleted rows is never taken as it is.
+   */
+  private def readAsIs(bucket: Seq[ManifestEntry]): Seq[ManifestEntry] = {
+    def whole(e: ManifestEntry) = e.file.deleteRowCount.forall(_ == 0L)
+    if (bucket.forall(e => e.file.level != 0 && whole(e)) && bucket.map(_.file.level).distinct.size == 1) bucket
+    else {
+      val byFile = bucket.map(e => e.file.fileName -> e).toMap
+      val sections = keyRanges.sections(bucket.map(_.file))
+      val cost = options.splitOpenFileCost
+      val target = options.splitTargetSizeSet.getOrElse(SplitPacking.DefaultTargetSize)
+      val packed = SplitPacking(target, cost, 1).pack(sections, (s: Seq[DataFileMeta]) =>
+        s.map(f => math.max(f.fileSize, cost)).sum, target)
+      packed.map(_.flatten).filter(split => split.size == 1 && whole(byFile(split.head.fileName)))
+        .map(split => byFile(split.head.fileName))
+    }
+  }
+
+  private lazy val keyRanges = new KeyRanges(KeyLayout.of(table.location.toString, table.schema).trimmedKeys
+    .map(table.schema.field(_).dataType))
 
   private def expired(s: IcebergSnapshot, current: Long, now: Long): Boolean =
     if (s.id > current - options.snapshotRetainMin) false
@@ -232,7 +266,13 @@ object IcebergCommit {
 
   /** After `snapshot` was published with `delta` (its added and deleted files), for a table that keeps Iceberg metadata. */
   def afterCommit(table: FileStoreTable, snapshot: Snapshot, delta: Seq[ManifestEntry]): Unit =
-    if (table.options.icebergStorage != "disabled") new IcebergCommit(table).commit(snapshot, delta)
+    if (table.options.icebergStorage != "disabled") {
+      try new IcebergCommit(table).commit(snapshot, delta) catch {
+        case e: Exception => throw new StorageException(paths(table).metadataDir.toString, s"table ${table.name}: " +
+          s"snapshot ${snapshot.id} was committed, but its Iceberg metadata could not be written (${e.getMessage}); " +
+          "Iceberg readers see the version before it until the next commit writes the metadata afresh", e)
+      }
+    }
 
   /** After the table was rolled back to `target`. */
   def afterRollback(table: FileStoreTable, target: Snapshot): Unit =
