@@ -29,6 +29,7 @@ import deletion_vectors  # noqa: E402
 import dml  # noqa: E402
 import file_formats  # noqa: E402
 import harness  # noqa: E402
+import iceberg_metadata  # noqa: E402
 import metadata_scaling  # noqa: E402
 import object_store  # noqa: E402
 import python_api  # noqa: E402
@@ -37,7 +38,7 @@ import upsert_ingest  # noqa: E402
 
 WORKLOADS = {module.NAME: module for module in (append_scan, upsert_ingest, metadata_scaling, changelog, dml, python_api,
                                                     scan_packing, object_store, catalogs, file_formats,
-                                                    deletion_vectors, bucketed_join, cross_partition)}
+                                                    deletion_vectors, bucketed_join, cross_partition, iceberg_metadata)}
 DEFAULT_ROWS, QUICK_ROWS = 10_000_000, 1_000_000
 
 

@@ -114,6 +114,16 @@ def test_a_hadoop_catalog_layout_and_tags_as_refs(spark, warehouse):
     assert not (table_dir(warehouse, "ledger") / "metadata").exists()
 
 
+def test_the_option_set_by_alter_on_a_table_holding_data_takes_effect_at_its_next_commit(spark, warehouse):
+    spark.sql("CREATE TABLE paimon.default.later (id INT, v STRING)")
+    spark.sql("INSERT INTO paimon.default.later VALUES (1, 'a')")
+    spark.sql("ALTER TABLE paimon.default.later SET TBLPROPERTIES ('metadata.iceberg.storage' = 'table-location', "
+              "'metadata.iceberg.manifest-legacy-version' = 'true', 'metadata.iceberg.manifest-compression' = 'zstd')")
+    spark.sql("INSERT INTO paimon.default.later VALUES (2, 'b')")
+    spark.sql("INSERT INTO paimon.default.later VALUES (3, 'c')")
+    assert iceberg_rows(table_dir(warehouse, "later")) == [(1, "a"), (2, "b"), (3, "c")]
+
+
 def test_a_primary_key_table_reads_in_iceberg_as_of_its_last_full_compaction(spark, warehouse):
     spark.sql("CREATE TABLE paimon.default.keyed (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', "
               "'bucket' = '1', 'metadata.iceberg.storage' = 'table-location')")
