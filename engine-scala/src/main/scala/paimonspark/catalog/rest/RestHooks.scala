@@ -27,19 +27,12 @@ final class RestHooks(settings: RestSettings, db: String, table: String, uuid: S
    * `done-partition` is refused as Paimon refuses it here: the REST catalog does not add partitions.
    */
   override def markDone(t: FileStoreTable, action: String, partitions: Seq[Seq[String]]): Unit = action match {
-    case "mark-event" =>
-      val client = new RestClient(settings)
-      val specs = partitions.map(t.schema.partitionKeys.zip(_))
-      try client.post(s"${RestCatalog.tablePath(client, db, table)}/partitions/mark", RestMessages.markDone(specs))
-      catch {
-        case e: RestStatusException if e.status == 501 => ()
-        case e: RestStatusException if e.status == 404 => throw new TableNotFoundException(s"$db.$table",
-          s"table $db.$table no longer exists in catalog ${settings.catalog}: ${e.getMessage}")
-      }
+    case "mark-event" => snapshots.markDone(partitions.map(t.schema.partitionKeys.zip(_)))
     case _ => CatalogHooks.NoHooks.markDone(t, action, partitions)
   }
 
-  override val snapshotCatalog: Option[SnapshotCatalog] = Some(new RestSnapshots(settings, db, table, uuid, branch))
+  private val snapshots = new RestSnapshots(settings, db, table, uuid, branch)
+  override val snapshotCatalog: Option[SnapshotCatalog] = Some(snapshots)
 
   override def forBranch(name: String): CatalogHooks = new RestHooks(settings, db, table, uuid, name)
 }
@@ -94,6 +87,13 @@ private final class RestSnapshots(settings: RestSettings, db: String, table: Str
       case e: RestStatusException if e.status == 404 && !e.resourceType.exists(Set("BRANCH", "TAG")) => throw missing(e)
       case e: RestStatusException if Set(404, 409)(e.status) => throw new CommitConflictException(s"$db.$table",
         s"table $db.$table: catalog ${settings.catalog} refused the change to branch '$name': ${e.getMessage}")
+    }
+
+  /** `POST .../partitions/mark` with partitions' specs; a 501 (the server keeps none of the table's) marks nothing. */
+  def markDone(specs: Seq[Seq[(String, String)]]): Unit =
+    try client.post(s"${RestCatalog.tablePath(client, db, table)}/partitions/mark", RestMessages.markDone(specs)) catch {
+      case e: RestStatusException if e.status == 501 => ()
+      case e: RestStatusException if e.status == 404 => throw missing(e)
     }
 
   private def missing(e: RestStatusException) =

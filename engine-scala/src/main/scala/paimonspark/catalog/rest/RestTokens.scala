@@ -11,8 +11,10 @@ import paimonspark.fs.{CredentialSource, Credentials}
  * shares its files, and so its credentials.
  */
 final class RestTokens(settings: RestSettings, db: String, table: String) extends CredentialSource {
+  // One client per table's credentials (and per JVM they travel to): its start asks the server's config.
+  @transient private lazy val client = new RestClient(settings)
+
   override def fetch(): Credentials = {
-    val client = new RestClient(settings)
     val answer = try client.get(s"${RestCatalog.tablePath(client, db, table)}/token") catch {
       case e: RestStatusException if e.status == 404 => throw new TableNotFoundException(s"$db.$table",
         s"table $db.$table: catalog ${settings.catalog} has no storage credentials for it: ${e.getMessage}")
