@@ -66,6 +66,17 @@ val s3aForTests = {
   ).map(m => (m % Test).excludeAll(sparkHas: _*))
 }
 
+// Iceberg's own Java library, as Paimon tests its Iceberg metadata (paimon-iceberg's version): reads the tables'
+// Iceberg metadata with their deletion vectors, which pyiceberg cannot, and through a Hive Metastore. Avro,
+// Parquet, Jackson, RoaringBitmap, ORC, Hadoop and Hive are pyspark's; parquet-avro, which Spark lacks, in
+// Spark's Parquet version.
+val icebergForTests = {
+  val sparkHas = Seq("org.apache.avro", "org.apache.parquet", "com.fasterxml.jackson.core", "org.roaringbitmap",
+    "org.apache.orc", "org.slf4j", "org.apache.hadoop", "org.apache.hive").map(ExclusionRule(_))
+  Seq("iceberg-core", "iceberg-data", "iceberg-parquet", "iceberg-hive-metastore").map(a => ("org.apache.iceberg" % a % "1.8.1" % Test)
+    .excludeAll(sparkHas: _*)) :+ ("org.apache.parquet" % "parquet-avro" % "1.17.0" % Test).intransitive()
+}
+
 lazy val engine = (project in file("engine-scala"))
   .settings(
     name := "paimon-spark",
@@ -88,7 +99,7 @@ lazy val engine = (project in file("engine-scala"))
       // The JDBC catalog's drivers, as users add them: SQLite (an embedded file) and PostgreSQL.
       "org.xerial" % "sqlite-jdbc" % "3.51.1.0" % Test,
       "org.postgresql" % "postgresql" % "42.7.8" % Test
-    ) ++ s3aForTests,
+    ) ++ s3aForTests ++ icebergForTests,
     Compile / unmanagedJars ++= (pysparkJars * "*.jar").classpath,
     Test / unmanagedJars ++= (pysparkJars * "*.jar").classpath,
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-Wunused:imports"),

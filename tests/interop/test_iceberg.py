@@ -147,13 +147,14 @@ def test_what_iceberg_metadata_cannot_hold_is_refused_before_anything_is_written
         spark.sql("INSERT INTO paimon.default.keyed_dv VALUES (1, 'a')")
     assert refused.value.value == "metadata.iceberg.storage" and "deletion vectors" in str(refused.value)
     assert not (table_dir(warehouse, "keyed_dv") / "snapshot").exists()
-    # Paimon's other storages are refused as not built; a value Paimon does not have, as wrong.
+    # Paimon's REST catalog storage is refused as not built; a value Paimon does not have, as wrong.
     with pytest.raises(UnsupportedFeatureError) as unbuilt:
-        spark.sql("CREATE TABLE paimon.default.hive_ice (id INT) TBLPROPERTIES ('metadata.iceberg.storage' = 'hive-catalog')")
-    assert "metadata.iceberg.storage" in str(unbuilt.value) and "Hive Metastore" in str(unbuilt.value)
+        spark.sql("CREATE TABLE paimon.default.rest_ice (id INT) TBLPROPERTIES ('metadata.iceberg.storage' = 'rest-catalog')")
+    assert "metadata.iceberg.storage" in str(unbuilt.value) and "REST catalog" in str(unbuilt.value)
     with pytest.raises(InvalidOptionError) as wrong:
         spark.sql("CREATE TABLE paimon.default.typo_ice (id INT) TBLPROPERTIES ('metadata.iceberg.storage' = 'hadoop')")
     assert "metadata.iceberg.storage" in str(wrong.value)
-    with pytest.raises(UnsupportedFeatureError):
-        spark.sql("CREATE TABLE paimon.default.time_ice (t TIMESTAMP_NTZ) TBLPROPERTIES "
-                  "('metadata.iceberg.storage' = 'table-location', 'metadata.iceberg.format-version' = '3')")
+    with pytest.raises(InvalidOptionError) as version:
+        spark.sql("CREATE TABLE paimon.default.v4_ice (id INT) TBLPROPERTIES "
+                  "('metadata.iceberg.storage' = 'table-location', 'metadata.iceberg.format-version' = '4')")
+    assert "metadata.iceberg.format-version" in str(version.value)

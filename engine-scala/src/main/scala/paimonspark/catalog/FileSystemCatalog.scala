@@ -58,7 +58,7 @@ final class FileSystemCatalog(val io: FileIO, val warehouse: Path) extends Catal
   override def loadTable(db: String, table: String): FileStoreTable = {
     val path = tablePath(db, table)
     if (!FileStoreTable.exists(io, path)) throw new TableNotFoundException(s"$db.$table", s"table $db.$table does not exist")
-    FileStoreTable.load(io, path)
+    FileStoreTable.load(io, path, new FileSystemHooks(db, table))
   }
 
   /** Publishes the table's schema 0; fails if another writer created it first. */
@@ -69,7 +69,7 @@ final class FileSystemCatalog(val io: FileIO, val warehouse: Path) extends Catal
         "filesystem catalog, whose tables live in the warehouse; a metastore catalog (metastore=hive) supports them")
     }
     if (!databaseExists(db)) throw new TableNotFoundException(db, s"database $db does not exist")
-    FileStoreTable.create(io, tablePath(db, table), schema).getOrElse(
+    FileStoreTable.create(io, tablePath(db, table), schema, new FileSystemHooks(db, table)).getOrElse(
       throw new CommitConflictException(s"$db.$table", s"table $db.$table already exists"))
   }
 

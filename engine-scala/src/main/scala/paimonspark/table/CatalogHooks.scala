@@ -38,6 +38,21 @@ trait CatalogHooks extends Serializable {
 
   /** The hooks of the table's branch `name`: the same unless the catalog keeps each branch's snapshots. */
   def forBranch(name: String): CatalogHooks = this
+
+  /** Where the table's Iceberg metadata is registered with `metadata.iceberg.storage` = `hive-catalog`, if it can be. */
+  def icebergRegistry: Option[IcebergRegistry] = None
+}
+
+/**
+ * A metastore that Iceberg readers find a table's Iceberg metadata in (Paimon's `IcebergMetadataCommitter`):
+ * after each version of the metadata, its Iceberg table points at the new `v<N>.metadata.json`.
+ */
+trait IcebergRegistry extends Serializable {
+  /** Refuses, naming the option, a registration that cannot work; called before a write does anything. */
+  def check(table: FileStoreTable): Unit
+
+  /** Points the Iceberg table at `metadata`, the version after `base` (None when it started afresh), creating it first if needed. */
+  def register(table: FileStoreTable, metadata: org.apache.hadoop.fs.Path, base: Option[org.apache.hadoop.fs.Path]): Unit
 }
 
 object CatalogHooks {

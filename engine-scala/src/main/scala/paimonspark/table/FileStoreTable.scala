@@ -113,9 +113,12 @@ final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: Ta
 
   /** Where each data file of an index file's entry has its deletion vector (a `DELETION_VECTORS` file's entry). */
   def deletionFiles(index: IndexFileEntry): Seq[(String, DeletionFile)] = {
-    val path = index.externalPath.getOrElse(paths.indexFile(index.fileName).toString)
+    val path = indexFilePath(index)
     index.deletionVectors.map(v => v.dataFile -> DeletionFile(path, v.offset, v.length))
   }
+
+  /** Where an index file is: its external path, or the table's index directory. */
+  def indexFilePath(index: IndexFileEntry): String = index.externalPath.getOrElse(paths.indexFile(index.fileName).toString)
 }
 
 object FileStoreTable {

@@ -22,13 +22,22 @@ object TableFeatures {
   /** Refuses keeping Iceberg metadata for a table it is not built for yet, or whose columns Iceberg has no type for. */
   private def requireIcebergWritable(table: FileStoreTable): Unit = {
     val key = TableOptions.IcebergStorageKey
-    if (table.isPrimaryKeyTable && table.options.deletionVectors) throw refusal(table, key,
-      "Iceberg metadata of a primary-key table with deletion vectors", "Paimon gives Iceberg readers its deletion " +
-      "vectors only with format version 3, which is not written yet")
+    val options = table.options
+    // Paimon would list such a table's files without their vectors, and Iceberg readers would see deleted rows.
+    if (options.deletionVectors && !(options.deletionVectorsBitmap64 && options.icebergFormatVersion == 3)) {
+      throw refusal(table, key, "Iceberg metadata of a table with deletion vectors", "Iceberg readers get its " +
+        "deletion vectors only with 'metadata.iceberg.format-version' = '3' and 'deletion-vectors.bitmap64' = 'true'")
+    }
     table.schema.fields.foreach(f => paimonspark.format.iceberg.IcebergTypes.unsupported(f.dataType).foreach { why =>
       throw refusal(table, key, s"Iceberg metadata with column ${f.name}", why)
     })
     iceberg.IcebergPaths.of(table.name, table.location, table.options.icebergStorage, table.options.icebergStorageLocation)
+    if (options.icebergStorage == "hive-catalog") table.hooks.icebergRegistry match {
+      case Some(registry) => registry.check(table)
+      case None => throw refusal(table, key, "metadata.iceberg.storage 'hive-catalog' on a table not loaded through " +
+        "a filesystem or Hive Metastore catalog", "its Iceberg table is registered under the catalog's database and " +
+        "table name, which this table has none of")
+    }
   }
 
   /**

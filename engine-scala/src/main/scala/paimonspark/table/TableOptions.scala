@@ -111,6 +111,7 @@ final case class TableOptions(raw: Map[String, String]) {
   def icebergStorage: String = text(IcebergStorageKey).trim.toLowerCase
   /** `metadata.iceberg.storage-location`, when set. */
   def icebergStorageLocation: Option[String] = get(IcebergStorageKey + "-location").map(_.trim.toLowerCase)
+  def icebergFormatVersion: Int = int("metadata.iceberg.format-version")
   def icebergManifestCompression: String = text("metadata.iceberg.manifest-compression")
   def icebergLegacyManifests: Boolean = flag("metadata.iceberg.manifest-legacy-version")
   def icebergCompactMinFiles: Int = int("metadata.iceberg.compaction.min.file-num")

@@ -2,8 +2,6 @@ package paimonspark.interop
 
 import java.nio.file.{Files, Path}
 
-import scala.jdk.CollectionConverters._
-
 import org.apache.paimon.schema.Schema
 import org.apache.paimon.types.DataTypes
 import org.scalatest.BeforeAndAfterAll
@@ -72,6 +70,20 @@ class IcebergMetadataSuite extends AnyFunSuite with BeforeAndAfterAll {
     sql("INSERT INTO paimon.default.keyed VALUES (5, 'e')")
     java.compact("default.keyed")
     assert(icebergRows("keyed", unpartitioned) == 5 && count("keyed") == 5)
+  }
+
+  test("a writer killed between its Paimon commit and its Iceberg metadata: the table reads, the next commit repairs") {
+    sql("CREATE TABLE paimon.default.crashed (id INT, v STRING, dt STRING) PARTITIONED BY (dt) " +
+      "TBLPROPERTIES ('metadata.iceberg.storage' = 'table-location')")
+    sql("INSERT INTO paimon.default.crashed VALUES (1, 'a', 'd1')")
+    StalledIcebergWriter.killAtIcebergMetadata(warehouse, "INSERT INTO paimon.default.crashed VALUES (2, 'b', 'd2')")
+    assert(count("crashed") == 2 && current("crashed").currentSnapshotId == 1L)
+    assert(!Files.exists(metadataDir("crashed").resolve("v2.metadata.json")))
+    val location = warehouse.resolve("default.db/crashed").toString
+    assert(IcebergJava.rows(location) == Seq(Seq(1, "a", "d1")))
+    sql("INSERT INTO paimon.default.crashed VALUES (3, 'c', 'd1')")
+    assert(current("crashed").snapshots.map(_.id) == Seq(3L))
+    assert(IcebergJava.rows(location) == Seq(Seq(1, "a", "d1"), Seq(2, "b", "d2"), Seq(3, "c", "d1")))
   }
 
   test("the same statements through Java and through us give the same Iceberg metadata") {

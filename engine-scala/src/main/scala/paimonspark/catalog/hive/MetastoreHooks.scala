@@ -9,7 +9,7 @@ import org.apache.hadoop.hive.metastore.api.Table
 import paimonspark.InvalidOptionException
 import paimonspark.format.PartitionPath
 import paimonspark.format.metadata.{Snapshot, TableSchema}
-import paimonspark.table.{CatalogHooks, FileStoreTable}
+import paimonspark.table.{CatalogHooks, FileStoreTable, IcebergRegistry}
 
 /**
  * What a metastore catalog adds to the commits of its table `db.table`: the metastore's table lock
@@ -19,6 +19,8 @@ import paimonspark.table.{CatalogHooks, FileStoreTable}
  */
 final class MetastoreHooks(settings: MetastoreSettings, db: String, table: String, locked: Boolean) extends CatalogHooks {
   private def clients = MetastoreClients.of(settings)
+
+  override def icebergRegistry: Option[IcebergRegistry] = Some(new IcebergHiveRegistry(Some(settings), settings.catalog, db, table))
 
   override def locked[T](publish: => T): T =
     if (locked) new MetastoreLock(settings, db, table).holding(publish) else publish

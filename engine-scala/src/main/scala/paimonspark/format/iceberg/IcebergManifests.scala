@@ -14,9 +14,21 @@ import org.apache.spark.unsafe.types.UTF8String
 import paimonspark.InvalidOptionException
 import paimonspark.format.{AtomicType, DataField, TypeRoot}
 
-/** One data file as an Iceberg manifest holds it (`data_file`), bounds serialized, partition values Spark's. */
-final case class IcebergDataFile(path: String, format: String, partition: Seq[Any], recordCount: Long,
-    fileSize: Long, nullCounts: Map[Int, Long], lowerBounds: Map[Int, Array[Byte]], upperBounds: Map[Int, Array[Byte]])
+/**
+ * One file as an Iceberg manifest holds it (`data_file`), bounds serialized, partition values Spark's:
+ * `content` 0 data, 1 position deletes, which a deletion vector (`puffin`) is, read at its offset and size.
+ */
+final case class IcebergDataFile(content: Int, path: String, format: String, partition: Seq[Any], recordCount: Long,
+    fileSize: Long, nullCounts: Map[Int, Long], lowerBounds: Map[Int, Array[Byte]], upperBounds: Map[Int, Array[Byte]],
+    deletionVector: Option[IcebergDataFile.DeletionVector] = None)
+
+object IcebergDataFile {
+  val Data = 0
+  val PositionDeletes = 1
+
+  /** Where a deletion vector is in its file, and the data file it deletes rows of. */
+  final case class DeletionVector(referencedDataFile: String, offset: Long, size: Long)
+}
 
 /** A manifest entry: `status` 0 existing, 1 added, 2 deleted, with the snapshot and sequence numbers it came with. */
 final case class IcebergEntry(status: Int, snapshotId: Long, sequenceNumber: Long, fileSequenceNumber: Long,
@@ -66,7 +78,9 @@ final class IcebergManifests(partitionFields: Seq[DataField], compression: Strin
         present.reduceOption[Any](ordering.max(_, _)).map(IcebergTypes.bound(t, _)))
     }
     val minSequence = entries.map(_.sequenceNumber).minOption.getOrElse(-1L)
-    (bytes, path => IcebergManifestMeta(path, bytes.length, 0, sequenceNumber, minSequence, snapshotId,
+    // A manifest holds data files or delete files, never both.
+    val content = if (entries.exists(_.file.content != IcebergDataFile.Data)) 1 else 0
+    (bytes, path => IcebergManifestMeta(path, bytes.length, content, sequenceNumber, minSequence, snapshotId,
       count(IcebergEntry.Added), count(IcebergEntry.Existing), count(IcebergEntry.Deleted), rows(IcebergEntry.Added),
       rows(IcebergEntry.Existing), rows(IcebergEntry.Deleted), summaries))
   }
@@ -74,13 +88,16 @@ final class IcebergManifests(partitionFields: Seq[DataField], compression: Strin
   def readManifest(bytes: Array[Byte]): Seq[IcebergEntry] = read(bytes).map { r =>
     val f = r.get("data_file").asInstanceOf[GenericRecord]
     val partition = f.get("partition").asInstanceOf[GenericRecord]
+    val vector = Option(f.get("referenced_data_file")).map(ref => IcebergDataFile.DeletionVector(ref.toString,
+      long(f.get("content_offset")), long(f.get("content_size_in_bytes"))))
     IcebergEntry(r.get("status").asInstanceOf[Int], long(r.get("snapshot_id")), long(r.get("sequence_number")),
-      long(r.get("file_sequence_number")), IcebergDataFile(f.get("file_path").toString, f.get("file_format").toString,
+      long(r.get("file_sequence_number")), IcebergDataFile(f.get("content").asInstanceOf[Int], f.get("file_path").toString,
+        f.get("file_format").toString,
         partitionFields.indices.map(i => IcebergManifests.fromAvro(partitionFields(i), partition.get(i))),
         long(f.get("record_count")), long(f.get("file_size_in_bytes")),
         pairs(f.get("null_value_counts")).map { case (k, v) => k -> long(v) }.toMap,
         pairs(f.get("lower_bounds")).map { case (k, v) => k -> bytesOf(v) }.toMap,
-        pairs(f.get("upper_bounds")).map { case (k, v) => k -> bytesOf(v) }.toMap))
+        pairs(f.get("upper_bounds")).map { case (k, v) => k -> bytesOf(v) }.toMap, vector))
   }
 
   def manifestList(metas: Seq[IcebergManifestMeta]): Array[Byte] = write(listSchema, metas.map(listRecord))
@@ -101,7 +118,7 @@ final class IcebergManifests(partitionFields: Seq[DataField], compression: Strin
 
   private def entryRecord(e: IcebergEntry): GenericRecord = {
     val f = new GenericData.Record(dataFileSchema)
-    f.put("content", 0)
+    f.put("content", e.file.content)
     f.put("file_path", e.file.path)
     f.put("file_format", e.file.format)
     val partition = new GenericData.Record(partitionSchema)
@@ -109,11 +126,19 @@ final class IcebergManifests(partitionFields: Seq[DataField], compression: Strin
     f.put("partition", partition)
     f.put("record_count", e.file.recordCount)
     f.put("file_size_in_bytes", e.file.fileSize)
-    f.put("null_value_counts", mapRecords(f.getSchema.getField("null_value_counts").schema(), e.file.nullCounts))
-    f.put("lower_bounds", mapRecords(f.getSchema.getField("lower_bounds").schema(),
-      e.file.lowerBounds.map { case (k, v) => k -> ByteBuffer.wrap(v) }))
-    f.put("upper_bounds", mapRecords(f.getSchema.getField("upper_bounds").schema(),
-      e.file.upperBounds.map { case (k, v) => k -> ByteBuffer.wrap(v) }))
+    e.file.deletionVector match {
+      case Some(v) =>
+        // A deletion vector has no column statistics: Paimon leaves them null, as Iceberg's own writer does.
+        f.put("referenced_data_file", v.referencedDataFile)
+        f.put("content_offset", v.offset)
+        f.put("content_size_in_bytes", v.size)
+      case None =>
+        f.put("null_value_counts", mapRecords(f.getSchema.getField("null_value_counts").schema(), e.file.nullCounts))
+        f.put("lower_bounds", mapRecords(f.getSchema.getField("lower_bounds").schema(),
+          e.file.lowerBounds.map { case (k, v) => k -> ByteBuffer.wrap(v) }))
+        f.put("upper_bounds", mapRecords(f.getSchema.getField("upper_bounds").schema(),
+          e.file.upperBounds.map { case (k, v) => k -> ByteBuffer.wrap(v) }))
+    }
     val r = new GenericData.Record(entrySchema)
     r.put("status", e.status)
     r.put("snapshot_id", e.snapshotId)

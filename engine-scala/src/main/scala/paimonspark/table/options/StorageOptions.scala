@@ -7,8 +7,6 @@ import paimonspark.table.options.OptionKind._
 /** Paimon's options on what a table is and how it lays out its files, indexes, manifests and partitions. */
 private[table] object StorageOptions extends OptionDeclarations {
   val IcebergStorage = "metadata.iceberg.storage"
-  private val IcebergCommitters = "it configures the hive-catalog and rest-catalog storage of Iceberg metadata, " +
-    "which are refused"
   import Access.{Both => ReadWrite, ReadOnly, WriteOnly}
   import OptionScope.TableAndRead
 
@@ -139,13 +137,12 @@ private[table] object StorageOptions extends OptionDeclarations {
     refused("metadata.stats-keep-first-n-columns", AnyInt, "-1", "statistics are kept for every column"),
     // Of paimon-core's IcebergOptions: Iceberg metadata that Paimon's commits write beside each snapshot.
     implemented(IcebergStorage, enumOf("IcebergOptions.StorageType", "disabled", "table-location", "hadoop-catalog",
-      "hive-catalog", "rest-catalog"), "disabled", only("disabled", "table-location", "hadoop-catalog")(
-      "Iceberg metadata is written beside the table or in a Hadoop catalog's layout; registering it in a Hive " +
-      "Metastore or an Iceberg REST catalog is not built yet"), ReadWrite),
+      "hive-catalog", "rest-catalog"), "disabled", only("disabled", "table-location", "hadoop-catalog", "hive-catalog")(
+      "Iceberg metadata is written beside the table, in a Hadoop catalog's layout or registered in a Hive " +
+      "Metastore; registering it in an Iceberg REST catalog is not built yet"), ReadWrite),
     implemented("metadata.iceberg.storage-location", enumOf("IcebergOptions.StorageLocation", "table-location",
       "catalog-location")),
-    implemented("metadata.iceberg.format-version", IntIn(2, 3), "2", only("2")(
-      "format version 3 (deletion vectors as Iceberg deletes) is not written yet")),
+    implemented("metadata.iceberg.format-version", IntIn(2, 3), "2"),
     implemented("metadata.iceberg.manifest-compression", text, "snappy", (k, v) =>
       paimonspark.format.iceberg.IcebergManifests.codec(v)),
     implemented("metadata.iceberg.manifest-legacy-version", bool, "false"),
@@ -153,16 +150,16 @@ private[table] object StorageOptions extends OptionDeclarations {
     implemented("metadata.iceberg.compaction.max.file-num", positive, "50"),
     implemented("metadata.iceberg.delete-after-commit.enabled", bool, "true"),
     implemented("metadata.iceberg.previous-versions-max", IntIn(0), "0"),
-    // The Hive Metastore's and REST catalog's committers read these; they are refused with their storage.
-    noEffect("metadata.iceberg.uri", text, null, IcebergCommitters),
-    noEffect("metadata.iceberg.hive-conf-dir", text, null, IcebergCommitters),
-    noEffect("metadata.iceberg.hadoop-conf-dir", text, null, IcebergCommitters),
-    noEffect("metadata.iceberg.hive-client-class", text, "org.apache.hadoop.hive.metastore.HiveMetaStoreClient",
-      IcebergCommitters),
-    noEffect("metadata.iceberg.database", text, null, IcebergCommitters),
-    noEffect("metadata.iceberg.table", text, null, IcebergCommitters),
-    noEffect("metadata.iceberg.glue.skip-archive", bool, "false", IcebergCommitters),
-    noEffect("metadata.iceberg.hive-skip-update-stats", bool, "false", IcebergCommitters),
+    // The Hive Metastore's committer (`hive-catalog`) reads these; the REST catalog's is refused with its storage.
+    implemented("metadata.iceberg.uri", text),
+    implemented("metadata.iceberg.hive-conf-dir", text),
+    noEffect("metadata.iceberg.hadoop-conf-dir", text, null, "the metastore client takes Hadoop's settings from the " +
+      "session, and hive-site.xml from metadata.iceberg.hive-conf-dir"),
+    implemented("metadata.iceberg.hive-client-class", text, "org.apache.hadoop.hive.metastore.HiveMetaStoreClient"),
+    implemented("metadata.iceberg.database", text),
+    implemented("metadata.iceberg.table", text),
+    implemented("metadata.iceberg.glue.skip-archive", bool, "false"),
+    implemented("metadata.iceberg.hive-skip-update-stats", bool, "false"),
 
     // ---- partitions ----
     implemented("partition.default-name", text, "__DEFAULT_PARTITION__", (k, v) =>

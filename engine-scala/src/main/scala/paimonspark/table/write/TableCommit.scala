@@ -304,7 +304,8 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       if (table.hooks.locked(snapshots.publish(snapshot, statistics(deletes ++ added)))) {
         def partitions(entries: Seq[ManifestEntry]) = entries.map(_.partition.toSeq).toSet
         table.hooks.committed(table, snapshot, partitions(added), partitions(replaced))
-        IcebergCommit.afterCommit(table, snapshot, deletes ++ added)
+        IcebergCommit.afterCommit(table, snapshot, deletes ++ added,
+          vectorsChanged = index.exists(_.indexType == IndexManifestAvro.DeletionVectorsIndex))
         val endOfInput = identifier == SnapshotJson.BatchCommitIdentifier
         // As Paimon's Spark writes: a batch write marks the partitions it wrote done.
         if (endOfInput && kind != CommitKind.Compact && added.nonEmpty && table.options.endInputToDone &&

@@ -20,9 +20,10 @@ import org.apache.spark.sql.SparkSession
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
-import paimonspark.{CommitConflictException, InvalidIdentifierException, InvalidOptionException, MetastoreException}
+import paimonspark.{CommitConflictException, InvalidIdentifierException, InvalidOptionException, MetastoreException,
+  UnsupportedFeatureException}
 import paimonspark.catalog.MetastoreServer
-import paimonspark.interop.JavaPaimon
+import paimonspark.interop.{IcebergJava, JavaPaimon}
 import paimonspark.spark.LocalSession
 
 /**
@@ -260,6 +261,55 @@ class MetastoreCatalogSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(!client.getTable("ours", "parts").getParameters.containsKey("metastore.partitioned-table"))
     sql("INSERT INTO paimon.ours.parts VALUES (1, 'x')")
     assert(rows("SELECT * FROM paimon.ours.parts") == Seq(Seq(1, "x")))
+  }
+
+  test("hive-catalog storage registers the Iceberg metadata in the metastore as Paimon's committer does, for Iceberg's Hive catalog") {
+    sql("CREATE DATABASE paimon.ice")
+    sql("CREATE TABLE paimon.ice.events (id INT, v STRING, dt STRING) PARTITIONED BY (dt) " +
+      "TBLPROPERTIES ('metadata.iceberg.storage' = 'hive-catalog')")
+    // By default its Iceberg table would be ice.events: the Paimon table's own record.
+    val clash = intercept[UnsupportedFeatureException](sql("INSERT INTO paimon.ice.events VALUES (1, 'a', 'd1')"))
+    assert(clash.getMessage.contains("metadata.iceberg.database"), clash.getMessage)
+    assert(!Files.exists(metastore.warehouse.resolve("ice.db/events/snapshot")))
+    sql("ALTER TABLE paimon.ice.events SET TBLPROPERTIES ('metadata.iceberg.database' = 'ice_iceberg')")
+    sql("INSERT INTO paimon.ice.events VALUES (1, 'a', 'd1'), (2, 'b', 'd2')")
+    sql("DELETE FROM paimon.ice.events WHERE id = 1")
+    sql("INSERT INTO paimon.ice.events VALUES (3, 'c', 'd1')")
+    val params = client.getTable("ice_iceberg", "events").getParameters.asScala
+    assert(params("table_type") == "ICEBERG" && params("metadata_location").endsWith("/v3.metadata.json") &&
+      params("previous_metadata_location").endsWith("/v2.metadata.json"), params)
+    val iceberg = new org.apache.iceberg.hive.HiveCatalog()
+    iceberg.setConf(metastore.clientConf)
+    iceberg.initialize("hms", Map("uri" -> metastore.uri).asJava)
+    val events = iceberg.loadTable(org.apache.iceberg.catalog.TableIdentifier.of("ice_iceberg", "events"))
+    assert(IcebergJava.rows(events, None) == rows("SELECT * FROM paimon.ice.events") && rows("SELECT * FROM paimon.ice.events").size == 2)
+    assert(IcebergJava.rows(events, Some(1L)) == rows("SELECT * FROM paimon.ice.events VERSION AS OF 1"))
+    // Paimon's Java core registers its own like table alike, in a database of the same layout (its committer
+    // takes the metastore from metadata.iceberg.uri alone).
+    javaPaimon.createTable("theirs_ice.events", Schema.newBuilder().column("id", DataTypes.INT())
+      .column("v", DataTypes.STRING()).column("dt", DataTypes.STRING()).partitionKeys("dt")
+      .option("metadata.iceberg.storage", "hive-catalog").option("metadata.iceberg.database", "theirs_iceberg")
+      .option("metadata.iceberg.uri", metastore.uri).build())
+    javaPaimon.insert("theirs_ice.events", Seq(1, "a", "d1"))
+    def registered(db: String) = {
+      val (kind, sd, keys, parameters) = record(db, "events")
+      // The metastore counts the files under the location itself.
+      (kind, sd, keys, parameters -- Seq("metadata_location", "previous_metadata_location", "numFiles", "totalSize"))
+    }
+    assert(registered("ice_iceberg") == registered("theirs_iceberg"))
+    assert(client.getDatabase("ice_iceberg").getLocationUri.endsWith("/iceberg/ice") &&
+      client.getDatabase("theirs_iceberg").getLocationUri.endsWith("/iceberg/theirs_ice"))
+    // A filesystem catalog's table names its metastore by metadata.iceberg.uri, and is refused without one.
+    spark.conf.set("spark.sql.catalog.files", classOf[paimonspark.spark.PaimonCatalog].getName)
+    spark.conf.set("spark.sql.catalog.files.warehouse", Files.createTempDirectory("files").toUri.toString)
+    sql("CREATE DATABASE files.db")
+    sql("CREATE TABLE files.db.logs (id INT) TBLPROPERTIES ('metadata.iceberg.storage' = 'hive-catalog')")
+    val nowhere = intercept[InvalidOptionException](sql("INSERT INTO files.db.logs VALUES (1)"))
+    assert(nowhere.getMessage.contains("metadata.iceberg.uri"), nowhere.getMessage)
+    sql(s"ALTER TABLE files.db.logs SET TBLPROPERTIES ('metadata.iceberg.uri' = '${metastore.uri}')")
+    sql("INSERT INTO files.db.logs VALUES (1), (2)")
+    assert(IcebergJava.rows(iceberg.loadTable(org.apache.iceberg.catalog.TableIdentifier.of("db", "logs")), None) ==
+      Seq(Seq(1), Seq(2)))
   }
 
   test("a metastore that does not answer, or answers as Hive 4 does, is named, before anything is written") {
