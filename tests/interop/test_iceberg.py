@@ -56,6 +56,25 @@ def test_every_commit_of_an_append_table_is_an_iceberg_snapshot_pyiceberg_reads_
     assert sorted(p.name for p in metadata.glob("v*.metadata.json")) == [f"v{max(seen)}.metadata.json"]
 
 
+def test_each_batch_of_a_stream_into_the_table_is_an_iceberg_snapshot(spark, warehouse, tmp_path):
+    spark.sql("CREATE TABLE paimon.default.stream_src (id INT, v STRING)")
+    spark.sql("CREATE TABLE paimon.default.streamed (id INT, v STRING) "
+              "TBLPROPERTIES ('metadata.iceberg.storage' = 'table-location')")
+    # The stream picks up each new commit of the source as a batch of its own.
+    for i in range(3):
+        spark.sql(f"INSERT INTO paimon.default.stream_src VALUES ({i}, 'v{i}')")
+        (spark.readStream.table("paimon.default.stream_src").writeStream
+         .option("checkpointLocation", str(tmp_path / "streamed")).trigger(availableNow=True)
+         .toTable("paimon.default.streamed")).awaitTermination()
+    location = table_dir(warehouse, "streamed")
+    snapshots = [s["snapshot-id"] for s in metadata_of(location / "metadata")["snapshots"]]
+    assert len(snapshots) == 3
+    for snapshot_id in snapshots:
+        assert iceberg_rows(location, snapshot_id) == rows(spark.sql(
+            f"SELECT * FROM paimon.default.streamed VERSION AS OF {snapshot_id}")), snapshot_id
+    assert iceberg_rows(location) == [(0, "v0"), (1, "v1"), (2, "v2")]
+
+
 def test_a_rollback_and_a_commit_that_wrote_no_iceberg_metadata_are_caught_up(spark, warehouse, oracle):
     import pyarrow as pa
 

@@ -100,6 +100,28 @@ final class IcebergManifests(partitionFields: Seq[DataField], compression: Strin
         pairs(f.get("upper_bounds")).map { case (k, v) => k -> bytesOf(v) }.toMap, vector))
   }
 
+  /**
+   * Whether a manifest may hold a file of one of `partitions` (values in Spark's representation, in partition
+   * order) by its partition summaries, as Paimon's partition predicate tests them; every manifest of an
+   * unpartitioned table may.
+   */
+  def mayHold(meta: IcebergManifestMeta, partitions: Iterable[Seq[Any]]): Boolean =
+    partitionFields.isEmpty || meta.partitions.size != partitionFields.size || partitions.exists { values =>
+      partitionFields.indices.forall { i =>
+        val summary = meta.partitions(i)
+        val t = partitionFields(i).dataType
+        val ordering = IcebergManifests.ordering(t)
+        values(i) match {
+          case null => summary.containsNull
+          case v => (summary.lower, summary.upper) match {
+            case (Some(lo), Some(hi)) =>
+              !ordering.lt(v, IcebergTypes.fromBound(t, lo)) && !ordering.gt(v, IcebergTypes.fromBound(t, hi))
+            case _ => false
+          }
+        }
+      }
+    }
+
   def manifestList(metas: Seq[IcebergManifestMeta]): Array[Byte] = write(listSchema, metas.map(listRecord))
 
   def readManifestList(bytes: Array[Byte]): Seq[IcebergManifestMeta] = read(bytes).map { r =>

@@ -114,6 +114,27 @@ object IcebergTypes {
     }
   }
 
+  /** A bound as Iceberg serializes it, back in Spark's internal representation: [[bound]]'s inverse. */
+  def fromBound(t: DataType, bytes: Array[Byte]): Any = {
+    val a = t.asInstanceOf[AtomicType]
+    def le = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN)
+    a.root match {
+      case TypeRoot.Boolean => bytes(0) != 0
+      case TypeRoot.TinyInt => le.getInt.toByte
+      case TypeRoot.SmallInt => le.getInt.toShort
+      case TypeRoot.Int | TypeRoot.Date => le.getInt
+      case TypeRoot.BigInt => le.getLong
+      case TypeRoot.Float => le.getFloat
+      case TypeRoot.Double => le.getDouble
+      case TypeRoot.Char | TypeRoot.VarChar => UTF8String.fromBytes(bytes)
+      case TypeRoot.Binary | TypeRoot.VarBinary => bytes
+      case TypeRoot.Decimal =>
+        Decimal(new java.math.BigDecimal(new java.math.BigInteger(bytes), a.scale), a.precision, a.scale)
+      case TypeRoot.Timestamp | TypeRoot.TimestampLtz => if (a.precision >= 7) le.getLong / 1000L else le.getLong
+      case other => throw new UnsupportedOperationException(s"${other.keyword} has no Iceberg bound")
+    }
+  }
+
   /** Iceberg's spelling of a Paimon data file's format in a manifest. */
   def fileFormat(fileName: String): String = fileName.substring(fileName.lastIndexOf('.') + 1).toLowerCase
 }

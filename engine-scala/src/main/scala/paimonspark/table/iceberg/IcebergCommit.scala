@@ -1,5 +1,6 @@
 package paimonspark.table.iceberg
 
+import java.nio.ByteBuffer
 import java.nio.charset.StandardCharsets.UTF_8
 import java.util.UUID
 
@@ -93,15 +94,20 @@ final class IcebergCommit(table: FileStoreTable) {
       .partition(_.content == 0)
     val (kept, operation) = if (removed.isEmpty) (baseMetas, "append") else {
       var overwrite = false
+      // Only manifests whose partition summaries may hold a file of a partition the commit touched are read.
+      val touched = delta.filter(e => e.kind != FileKind.Add || files.visible(e)).map(e => ByteBuffer.wrap(e.partition))
+        .distinct.map(p => files.partitionOf(p.array()))
       val metas = baseMetas.flatMap { meta =>
-        val entries = manifests.readManifest(io.readBytes(new Path(meta.path)))
-        val live = entries.filter(_.live)
-        live.foreach(e => added -= e.file.path)
-        if (!live.exists(e => removed(e.file.path))) Seq(meta)
+        if (!manifests.mayHold(meta, touched)) Seq(meta)
         else {
-          overwrite = true
-          Seq(writeManifest(live.map(e => e.copy(status = if (removed(e.file.path)) IcebergEntry.Deleted
-            else IcebergEntry.Existing)), id))
+          val live = manifests.readManifest(io.readBytes(new Path(meta.path))).filter(_.live)
+          live.foreach(e => added -= e.file.path)
+          if (!live.exists(e => removed(e.file.path))) Seq(meta)
+          else {
+            overwrite = true
+            Seq(writeManifest(live.map(e => e.copy(status = if (removed(e.file.path)) IcebergEntry.Deleted
+              else IcebergEntry.Existing)), id))
+          }
         }
       }
       (metas, if (overwrite) "overwrite" else "append")
@@ -189,10 +195,20 @@ final class IcebergCommit(table: FileStoreTable) {
   private def register(metadata: Path, base: Option[Path]): Unit =
     if (options.icebergStorage == "hive-catalog") table.hooks.icebergRegistry.foreach(_.register(table, metadata, base))
 
-  /** Old `v<N>.metadata.json` beyond `metadata.iceberg.previous-versions-max`, when Paimon would delete them. */
+  /**
+   * Old `v<N>.metadata.json` beyond `metadata.iceberg.previous-versions-max`, when Paimon would delete them: the
+   * version that just fell out of those kept, and those before it that a commit which died left, down to the
+   * first one missing (the older ones went with earlier commits). Paimon lists the directory instead, which
+   * grows by a manifest list and manifests every commit: on local disk that listing took half our commit's time.
+   */
   private def deleteOldVersions(id: Long): Unit = if (options.icebergDeleteAfterCommit) {
-    val keepFrom = id - options.icebergPreviousVersionsMax
-    versionsBefore(keepFrom).foreach(p => io.delete(p, recursive = false))
+    var version = id - options.icebergPreviousVersionsMax - 1
+    while (version >= 1 && io.delete(paths.metadataFile(version), recursive = false)) version -= 1
+  }
+
+  /** After a fresh start, every version before `id`, however old. */
+  private def deleteVersionsBefore(id: Long): Unit = if (options.icebergDeleteAfterCommit) {
+    versionsBefore(id - options.icebergPreviousVersionsMax).foreach(io.delete(_, recursive = false))
   }
 
   private def versionsBefore(id: Long): Seq[Path] =
@@ -220,7 +236,7 @@ final class IcebergCommit(table: FileStoreTable) {
         }
       }
     }
-    deleteOldVersions(id)
+    deleteVersionsBefore(id)
   }
 }
 

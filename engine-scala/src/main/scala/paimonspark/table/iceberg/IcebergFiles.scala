@@ -86,7 +86,8 @@ final class IcebergFiles(table: FileStoreTable, schemaOf: Long => TableSchema) {
 
   private def added(id: Long, file: IcebergDataFile) = IcebergEntry(IcebergEntry.Added, id, id, id, file)
 
-  private def partitionOf(partition: Array[Byte]): Seq[Any] = {
+  /** A partition's values (serialized BinaryRow) in Spark's representation, as manifests hold them. */
+  def partitionOf(partition: Array[Byte]): Seq[Any] = {
     val row = BinaryRow.deserialize(table.schema.partitionRowType.map(_.withNullable(true)), partition)
     (0 until partitionCount).map(row.get(_, null))
   }
