@@ -56,6 +56,24 @@ def test_every_commit_of_an_append_table_is_an_iceberg_snapshot_pyiceberg_reads_
     assert sorted(p.name for p in metadata.glob("v*.metadata.json")) == [f"v{max(seen)}.metadata.json"]
 
 
+def test_nested_columns_read_in_iceberg_by_their_parquet_field_ids(spark, warehouse):
+    # Iceberg readers find list elements, map keys and values and struct fields by the Parquet field ids our
+    # files carry on every node (Paimon's nested ids), not by name.
+    spark.sql("CREATE TABLE paimon.default.nested (id INT, tags ARRAY<STRING>, attrs MAP<STRING, INT>, "
+              "point STRUCT<x: INT, y: STRING>, runs ARRAY<STRUCT<a: INT>>) "
+              "TBLPROPERTIES ('metadata.iceberg.storage' = 'table-location')")
+    spark.sql("INSERT INTO paimon.default.nested VALUES (1, array('a', 'b'), map('k', 1), named_struct('x', 1, 'y', 'p'), "
+              "array(named_struct('a', 7))), (2, NULL, map(), NULL, array())")
+    expected = [(1, ["a", "b"], [("k", 1)], {"x": 1, "y": "p"}, [{"a": 7}]), (2, None, [], None, [])]
+    ours = sorted((r.id, r.tags, sorted(r.attrs.items()) if r.attrs is not None else None,
+                   r.point.asDict() if r.point else None, [x.asDict() for x in r.runs] if r.runs is not None else None)
+                  for r in spark.table("paimon.default.nested").collect())
+    assert ours == expected
+    arrow = StaticTable.from_metadata(str(table_dir(warehouse, "nested"))).scan().to_arrow()
+    theirs = sorted((r["id"], r["tags"], r["attrs"], r["point"], r["runs"]) for r in arrow.to_pylist())
+    assert theirs == expected
+
+
 def test_each_batch_of_a_stream_into_the_table_is_an_iceberg_snapshot(spark, warehouse, tmp_path):
     spark.sql("CREATE TABLE paimon.default.stream_src (id INT, v STRING)")
     spark.sql("CREATE TABLE paimon.default.streamed (id INT, v STRING) "
