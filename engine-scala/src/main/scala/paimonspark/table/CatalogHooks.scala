@@ -56,8 +56,11 @@ trait IcebergRegistry extends Serializable {
 }
 
 object CatalogHooks {
-  /** The filesystem catalog's: commits rely on the atomic create of their file alone. */
-  object NoHooks extends CatalogHooks {
+  /**
+   * Commits that rely on the atomic create of their file alone: a table read by path, and (with a name for
+   * its Iceberg metadata's registry) a filesystem catalog's.
+   */
+  class NoHooks extends CatalogHooks {
     override def locked[T](publish: => T): T = publish
     override def schemaChanged(table: FileStoreTable, schema: TableSchema): Unit = ()
     override def committed(table: FileStoreTable, snapshot: Snapshot, added: Set[Seq[Byte]], removed: Set[Seq[Byte]]): Unit = ()
@@ -65,4 +68,6 @@ object CatalogHooks {
       throw new UnsupportedFeatureException(s"table ${table.name}: partition.mark-done-action '$action': Cannot mark " +
         "done partition for table without metastore.", "partition.mark-done-action")
   }
+
+  object NoHooks extends NoHooks
 }

@@ -2,7 +2,7 @@ package paimonspark.table.iceberg
 
 import paimonspark.format.AtomicType
 import paimonspark.format.iceberg.{IcebergDataFile, IcebergEntry, IcebergTypes}
-import paimonspark.format.metadata.{DataFileMeta, IndexFileEntry, IndexManifestAvro, ManifestEntry, Snapshot, TableSchema}
+import paimonspark.format.metadata.{DataFileMeta, DeletionVectorRange, IndexFileEntry, IndexManifestAvro, ManifestEntry, Snapshot, TableSchema}
 import paimonspark.format.row.BinaryRow
 import paimonspark.lsm.KeyRanges
 import paimonspark.table.{FileStoreTable, KeyLayout}
@@ -33,13 +33,14 @@ final class IcebergFiles(table: FileStoreTable, schemaOf: Long => TableSchema) {
     val readable = if (!table.isPrimaryKeyTable) live
       else live.filter(e => !deletionVectors || e.file.level > 0).groupBy(e => (e.partitionKey, e.bucket)).values.toSeq
         .flatMap(readAsIs)
-    val vectors = if (!deletionVectors) Map.empty[(java.nio.ByteBuffer, Int, String), IndexFileEntry]
-      else vectorIndexes(snapshot).flatMap(i => i.deletionVectors.map(v => (i.partitionKey, i.bucket, v.dataFile) -> i)).toMap
+    val vectors = if (!deletionVectors) Map.empty[(java.nio.ByteBuffer, Int, String), (IndexFileEntry, DeletionVectorRange)]
+      else vectorIndexes(snapshot).flatMap(i => i.deletionVectors.map(v => (i.partitionKey, i.bucket, v.dataFile) -> (i, v)))
+        .toMap
     val data = readable.map(e => added(id, dataFile(e)))
     // Paimon does not know the whole index file's size here, and gives Iceberg's default, -1.
-    val deletes = readable.flatMap(e => vectors.get((e.partitionKey, e.bucket, e.file.fileName)).map(index =>
-      added(id, deleteFile(index, index.deletionVectors.find(_.dataFile == e.file.fileName).get, -1L,
-        table.dataFilePath(e.partition, e.bucket, e.file).toString))))
+    val deletes = readable.flatMap(e => vectors.get((e.partitionKey, e.bucket, e.file.fileName)).map { case (index, v) =>
+      added(id, deleteFile(index, v, -1L, table.dataFilePath(e.partition, e.bucket, e.file).toString))
+    })
     (data, deletes)
   }
 
@@ -74,7 +75,7 @@ final class IcebergFiles(table: FileStoreTable, schemaOf: Long => TableSchema) {
       bounds.map { case (fid, (lo, _)) => fid -> lo }.toMap, bounds.map { case (fid, (_, hi)) => fid -> hi }.toMap)
   }
 
-  private def deleteFile(index: IndexFileEntry, v: paimonspark.format.metadata.DeletionVectorRange, size: Long,
+  private def deleteFile(index: IndexFileEntry, v: DeletionVectorRange, size: Long,
       dataFile: String): IcebergDataFile = {
     val path = table.indexFilePath(index)
     // Iceberg checks the vector it reads against this count: without one, Paimon writes no vectors at all.
