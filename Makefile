@@ -8,13 +8,13 @@ SOURCES := $(shell find engine-scala/src/main -type f 2>/dev/null) build.sbt
 # Spark binds the machine's outer address unless told otherwise: the demo, the bench and the tests
 # (and every Spark process they start) stay on loopback.
 export SPARK_LOCAL_IP ?= 127.0.0.1
-# Maven jars that sessions load beside the engine (the S3A set) are resolved once, by `make jars`, into this
+# Maven jars that sessions load beside the engine (the S3A, GCS and ABFS sets) are resolved once, by `make jars`, into this
 # folder of the checkout, never by a session's own Ivy: two JVMs resolving into one cold Ivy cache at once
 # break each other (python/paimon_spark/jar_sets.py). sbt resolves the Scala suites' oracles (Paimon's Java
 # core, Hadoop's minicluster) into .cache/coursier, in its one process, before any test starts.
 export PAIMON_SPARK_JARS_DIR ?= $(CURDIR)/.cache/jars
 
-.PHONY: venv jars jar wheel publish-local test test-scala test-python differential demo bench profile clean
+.PHONY: venv jars emulators jar wheel publish-local test test-scala test-python differential demo bench profile clean
 
 venv: $(VENV)/.installed
 
@@ -30,6 +30,15 @@ $(VENV)/.installed: requirements-dev.txt python/pyproject.toml
 jars: $(VENV)/.installed
 	$(PY) -m paimon_spark fetch-jars s3 > /dev/null
 	$(PY) -m paimon_spark fetch-jars jdbc > /dev/null
+	$(PY) -m paimon_spark fetch-jars gcs > /dev/null
+	$(PY) -m paimon_spark fetch-jars azure > /dev/null
+
+# Azurite, Azure's Blob storage emulator, for the Azure suites: from the npm registry into the checkout.
+AZURITE := .cache/node/node_modules/.bin/azurite-blob
+emulators: $(AZURITE)
+
+$(AZURITE):
+	npm install --prefix .cache/node --cache .cache/npm --no-audit --no-fund --no-save --silent azurite@3.37.0
 
 jar: $(JAR)
 
@@ -52,15 +61,16 @@ publish-local: $(VENV)/.installed
 # The jar sets are resolved first. One sbt packages the jar, publishes it to the checkout's own Maven
 # repository, target/maven-repository (the --packages tests resolve it there, not in ~/.m2), resolves
 # Flink with Paimon's Flink connector for the Flink tests (target/flink-oracle.classpath) and Paimon's REST
-# catalog server for the REST tests (target/rest-oracle.classpath), says so
+# catalog server for the REST tests (target/rest-oracle.classpath) and Hadoop's minicluster for the HDFS tests
+# (target/hdfs-oracle.classpath), says so
 # (`announceJar`, a file) and goes on to compile and run the Scala suites, beside two
 # pytest workers that start at that signal: each worker alone leaves a core idle a quarter of the time
 # (its JVMs start and wait), and a second sbt would load the build again. The Scala log is in
 # test-reports/scala.log (printed whole if the jar was not built); its failures are printed after pytest's.
 PYTEST := $(PY) -m pytest tests -q -n 2
-test: jars
+test: jars emulators
 	rm -rf test-reports .scala-status .pytest-status .jar-ready && mkdir -p test-reports
-	($(SBT) engine/package engine/publish flinkOracle/writeClasspath restOracle/writeClasspath announceJar engine/test > test-reports/scala.log 2>&1; \
+	($(SBT) engine/package engine/publish flinkOracle/writeClasspath restOracle/writeClasspath hdfsOracle/writeClasspath announceJar engine/test > test-reports/scala.log 2>&1; \
 	  echo $$? > .scala-status) & \
 	until [ -e .jar-ready ] || [ -e .scala-status ]; do sleep 1; done; \
 	if [ ! -e .jar-ready ]; then cat test-reports/scala.log; exit 1; fi; \
@@ -77,11 +87,11 @@ differential: $(VENV)/.installed
 	PAIMON_DIFFERENTIAL_SEEDS=$(SEEDS) PAIMON_DIFFERENTIAL_STEPS=$(STEPS) \
 	  $(SBT) "engine/testOnly paimonspark.interop.DifferentialSuite"
 
-test-scala: $(VENV)/.installed
+test-scala: $(VENV)/.installed emulators
 	$(SBT) engine/test
 
-test-python: $(JAR) jars
-	$(SBT) engine/publish flinkOracle/writeClasspath restOracle/writeClasspath
+test-python: $(JAR) jars emulators
+	$(SBT) engine/publish flinkOracle/writeClasspath restOracle/writeClasspath hdfsOracle/writeClasspath
 	$(PYTEST)
 
 demo: $(JAR)

@@ -96,6 +96,10 @@ lazy val engine = (project in file("engine-scala"))
       // A real single-node HDFS for HdfsSuite: Hadoop's own name node and data node, shaded to sit beside
       // the hadoop-client-api and -runtime jars pyspark ships.
       ("org.apache.hadoop" % "hadoop-client-minicluster" % "3.5.0" % Test).intransitive(),
+      // Google's GCS connector (shaded: its Google libraries inside) and Hadoop's ABFS, as sessions load them
+      // (python/paimon_spark/jar_sets.py), for the suites against fake-gcs-server and Azurite.
+      ("com.google.cloud.bigdataoss" % "gcs-connector" % "3.1.3" % Test).classifier("shaded").intransitive(),
+      ("org.apache.hadoop" % "hadoop-azure" % "3.5.0" % Test).intransitive(),
       // The JDBC catalog's drivers, as users add them: SQLite (an embedded file) and PostgreSQL.
       "org.xerial" % "sqlite-jdbc" % "3.51.1.0" % Test,
       "org.postgresql" % "postgresql" % "42.7.8" % Test
@@ -163,6 +167,10 @@ lazy val restOracle = oracle("restOracle", "rest-oracle.classpath", Seq(
   ("org.apache.paimon" % "paimon-bundle" % "1.4.2").intransitive(),
   ("org.apache.paimon" % "paimon-core" % "1.4.2" classifier "tests").intransitive(),
   "com.squareup.okhttp3" % "mockwebserver" % "4.12.0"))
+
+// A real HDFS for the pytest suites (tests/support/HdfsServer.java), as HdfsSuite runs one in its own JVM.
+lazy val hdfsOracle = oracle("hdfsOracle", "hdfs-oracle.classpath", Seq(
+  ("org.apache.hadoop" % "hadoop-client-minicluster" % "3.5.0").intransitive()))
 
 lazy val root = (project in file("."))
   .aggregate(engine)

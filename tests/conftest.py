@@ -21,7 +21,7 @@ SUPPORT = Path(__file__).resolve().parent / "support"
 sys.path.insert(0, str(SUPPORT))
 
 import jvm_options  # noqa: E402
-import s3_store  # noqa: E402
+import store_emulators  # noqa: E402
 from deploy_util import REPO  # noqa: E402
 from paimon_spark import jar_sets  # noqa: E402
 
@@ -31,8 +31,9 @@ from paimon_spark import jar_sets  # noqa: E402
 # go to one worker together. A worker takes its next module when it is almost done with its last, so the
 # longest go first, with their seconds measured on this 2-core machine: the workers end at about the same time.
 LONGEST_FIRST = {
-    "interop/test_flink.py": 160, "object_stores/test_s3_tables.py": 150, "changelog_and_streaming/test_streaming.py": 121,
-    "catalog_and_writes/test_hive_metastore.py": 120, "object_stores/test_s3_concurrency.py": 111, "python_api": 110,
+    "interop/test_flink.py": 160, "object_stores/test_s3_tables.py": 150, "object_stores/test_gcs_azure_concurrency.py": 135,
+    "changelog_and_streaming/test_streaming.py": 121, "catalog_and_writes/test_hive_metastore.py": 120,
+    "object_stores/test_s3_concurrency.py": 111, "python_api": 110,
     "changelog_and_streaming/test_changelog_model.py": 89, "row_level_and_schema/test_row_level.py": 87,
     "history/test_history_kill.py": 78, "deployment/test_standalone_cluster.py": 70, "deployment/test_packages.py": 63,
     "primary_keys/test_merge_on_read.py": 54, "deployment/test_package.py": 47, "deployment/test_jar_sets.py": 41,
@@ -46,13 +47,13 @@ def _group(nodeid: str) -> str:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """In the controller, before any worker starts (the workers inherit its environment): the S3A jars
-    are resolved into the checkout's own folder, once, so that no session resolves them, and no two
+    """In the controller, before any worker starts (the workers inherit its environment): the object
+    stores' connectors and the JDBC drivers are resolved into the checkout's own folder, once, so that no session resolves them, and no two
     processes download into one cache at once."""
     os.environ.setdefault(jar_sets.JARS_DIR_VARIABLE, str(REPO / ".cache" / "jars"))
     if not hasattr(config, "workerinput"):
-        jar_sets.S3.fetch()
-        jar_sets.JDBC.fetch()
+        for jars in (jar_sets.S3, jar_sets.JDBC, jar_sets.GCS, jar_sets.AZURE):
+            jars.fetch()
     jvm_options.use_in_every_jvm()
 
 
@@ -85,13 +86,14 @@ def _forget_earlier_catalogs() -> None:
 
 def new_session(warehouse: Path | str, master: str = "local[2]", metastore_uri: str | None = None,
                 catalog_options: dict[str, str] | None = None, **conf: str) -> SparkSession:
-    """A session whose `paimon` catalog is over `warehouse`: a local path, or an `s3a://` location on the
-    moto server whose settings `conf` (or, in a worker process, its environment) gives; or with
-    `catalog_options` of a REST catalog (metastore=rest), the catalog's name on its server. The suite's own
-    driver always has S3A on its classpath: it is started once, by whichever module comes first. With
-    `metastore_uri` the catalogs are Hive catalogs over that metastore, with `catalog_options`."""
+    """A session whose `paimon` catalog is over `warehouse`: a local path, or a location on an object store
+    (`s3a://` on the moto server, `gs://` on fake-gcs-server, `abfs://` on Azurite) whose settings `conf` (or,
+    in a worker process, its environment) gives; or with `catalog_options` of a REST catalog (metastore=rest),
+    the catalog's name on its server. The suite's own driver always has S3A, the GCS connector and ABFS on its
+    classpath: it is started once, by whichever module comes first. With `metastore_uri` the catalogs are Hive
+    catalogs over that metastore, with `catalog_options`."""
     _forget_earlier_catalogs()
-    on_s3 = isinstance(warehouse, str) and warehouse.startswith("s3a://")
+    scheme = warehouse.split("://", 1)[0] if isinstance(warehouse, str) and "://" in warehouse else ""
     local = warehouse.parent if isinstance(warehouse, Path) else Path(tempfile.mkdtemp(prefix="spark-"))
     builder = (
         SparkSession.builder.master(master)
@@ -102,18 +104,20 @@ def new_session(warehouse: Path | str, master: str = "local[2]", metastore_uri: 
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.sql.warehouse.dir", str(local / "spark-warehouse"))
     )
-    if jvm_options.in_suite_process():
+    in_suite = jvm_options.in_suite_process()
+    if in_suite:
         # The suite's driver JVM serves every module of its worker: the JDBC catalog's drivers are on its
-        # classpath from the start, as S3A is, whichever module starts it.
+        # classpath from the start, as the object stores' connectors are, whichever module starts it.
         builder = builder.config("spark.jars", ",".join(jar_sets.JDBC.fetch()))
-    worker_s3 = s3_store.conf_from_env() if on_s3 else {}
-    settings = {**jvm_options.executor_conf(), **worker_s3, **conf}
+    worker_store = store_emulators.conf_from_env() if scheme else {}
+    settings = {**jvm_options.executor_conf(), **worker_store, **conf}
     for key, value in settings.items():
         builder = builder.config(key, value)
-    s3 = jvm_options.in_suite_process() or on_s3
     with jvm_options.own_driver():
-        spark = configure_spark_with_paimon(builder, warehouse=str(warehouse), s3=s3, metastore_uri=metastore_uri,
-                                            catalog_options=catalog_options).getOrCreate()
+        spark = configure_spark_with_paimon(
+            builder, warehouse=str(warehouse), s3=in_suite or scheme == "s3a", gcs=in_suite or scheme == "gs",
+            azure=in_suite or scheme in ("abfs", "abfss"), metastore_uri=metastore_uri,
+            catalog_options=catalog_options).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 

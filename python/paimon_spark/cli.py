@@ -49,6 +49,7 @@ _COLUMNS = {
 }
 _SYSTEM_TABLE = {"history": "snapshots", "files": "files", "tags": "tags"}
 _S3_SCHEMES = {"s3", "s3a"}
+_AZURE_SCHEMES = {"abfs", "abfss"}
 
 
 class NotATableError(Exception):
@@ -115,7 +116,8 @@ def _session(verbose: bool, location: str, conf: Sequence[Tuple[str, str]]) -> S
     builder = SparkSession.builder
     for key, value in conf:
         builder = builder.config(key, value)
-    builder = with_packages(builder, [], s3=location.split(":", 1)[0].lower() in _S3_SCHEMES)
+    scheme = location.split(":", 1)[0].lower()
+    builder = with_packages(builder, [], s3=scheme in _S3_SCHEMES, gcs=scheme == "gs", azure=scheme in _AZURE_SCHEMES)
     # Jars from spark-submit's sources (an S3 filesystem, say) stay beside the engine's.
     jars = appended(builder, "spark.jars", [engine_jar()])
     builder = (builder.master("local[1]").appName("paimon-spark-cli")

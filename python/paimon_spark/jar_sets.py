@@ -36,7 +36,9 @@ _RESOLVE_TIMEOUT_S = 1800
 @dataclass(frozen=True)
 class JarSet:
     """Maven ``packages`` (``group:artifact:version``) with their dependencies, less ``excludes``
-    (``group:artifact``), as ``--packages`` and ``--exclude-packages`` would resolve them."""
+    (``group:artifact``), as ``--packages`` and ``--exclude-packages`` would resolve them; or jars with a
+    classifier (``group:artifact:version:classifier``, such as a connector's self-contained ``shaded``
+    jar), each alone."""
 
     name: str
     packages: Tuple[str, ...]
@@ -79,7 +81,21 @@ class JarSet:
         return self.fetched(root) or []
 
     def _resolve(self, work: Path) -> None:
-        """Runs spark-submit with the set as ``--packages`` and a job that does nothing: Spark resolves
+        """Resolves the set into ``work/ivy/jars``: with Spark's own Ivy (as ``--packages``), or, for a set of
+        jars with classifiers, which ``--packages`` cannot name, with Ivy's command line (Ivy's jar is one of
+        Spark's), each jar alone."""
+        classified = any(len(p.split(":")) == 4 for p in self.packages)
+        output, failed = (self._run(self._ivy_command(work), work) if classified
+                          else self._run(self._spark_submit_command(work), work))
+        if failed or not any((work / "ivy" / "jars").glob("*.jar")):
+            raise DependencyResolutionError(
+                f"could not resolve the {self.name} jars ({', '.join(self.packages)}) with Spark's Ivy: "
+                f"{_cause(output)}. Nothing was kept; run `paimon-spark fetch-jars {self.name}` to try again "
+                f"(docs/object-stores.md says how to bring the jars to a machine that cannot reach Maven "
+                f"Central)", value=self.name)
+
+    def _spark_submit_command(self, work: Path) -> List[str]:
+        """spark-submit with the set as ``--packages`` and a job that does nothing: Spark resolves
         packages before it runs a job, into ``work/ivy``. The flags replace whatever packages
         spark-defaults.conf names; its repositories and Ivy settings (a mirror) still apply."""
         from pyspark.find_spark_home import _find_spark_home
@@ -90,19 +106,41 @@ class JarSet:
                    "--conf", f"spark.jars.ivy={work / 'ivy'}", "--packages", ",".join(self.packages)]
         if self.excludes:
             command += ["--exclude-packages", ",".join(self.excludes)]
+        return command + [str(job)]
+
+    def _ivy_command(self, work: Path) -> List[str]:
+        """Ivy's command line over a module that depends on each ``group:artifact:version:classifier`` jar
+        alone, from Ivy's default repository (Maven Central), retrieved into ``work/ivy/jars``."""
+        from pyspark.find_spark_home import _find_spark_home
+
+        dependencies = []
+        for package in self.packages:
+            group, artifact, version, classifier = package.split(":")
+            dependencies.append(
+                f'<dependency org="{group}" name="{artifact}" rev="{version}" transitive="false">'
+                f'<artifact name="{artifact}" type="jar" ext="jar" m:classifier="{classifier}"/></dependency>')
+        module = work / "ivy.xml"
+        module.write_text('<ivy-module version="2.0" xmlns:m="http://ant.apache.org/ivy/maven">'
+                          '<info organisation="paimon-spark" module="jars"/>'
+                          f'<dependencies>{"".join(dependencies)}</dependencies></ivy-module>')
+        ivy = sorted(Path(_find_spark_home(), "jars").glob("ivy-*.jar"))
+        java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else "java"
+        return [java, "-cp", str(ivy[-1]) if ivy else "", "org.apache.ivy.Main", "-ivy", str(module),
+                "-cache", str(work / "ivy" / "cache"), "-confs", "default",
+                "-retrieve", str(work / "ivy" / "jars" / "[artifact]-[revision](-[classifier]).[ext]")]
+
+    @staticmethod
+    def _run(command: List[str], work: Path) -> Tuple[str, bool]:
+        """Runs a resolution; its output and whether it failed."""
+        from pyspark.find_spark_home import _find_spark_home
+
         env = dict(os.environ, PYSPARK_PYTHON=sys.executable, SPARK_HOME=_find_spark_home())
         try:
-            done = subprocess.run(command + [str(job)], env=env, cwd=work, capture_output=True, text=True,
+            done = subprocess.run(command, env=env, cwd=work, capture_output=True, text=True,
                                   timeout=_RESOLVE_TIMEOUT_S)
-            output, failed = done.stdout + done.stderr, done.returncode != 0
+            return done.stdout + done.stderr, done.returncode != 0
         except (OSError, subprocess.TimeoutExpired) as e:
-            output, failed = str(e), True
-        if failed or not any((work / "ivy" / "jars").glob("*.jar")):
-            raise DependencyResolutionError(
-                f"could not resolve the {self.name} jars ({', '.join(self.packages)}) with Spark's Ivy: "
-                f"{_cause(output)}. Nothing was kept; run `paimon-spark fetch-jars {self.name}` to try again "
-                f"(docs/object-stores.md says how to bring the jars to a machine that cannot reach Maven "
-                f"Central)", value=self.name)
+            return str(e), True
 
 
 def _cause(output: str) -> str:
@@ -171,5 +209,33 @@ S3 = JarSet("s3", tuple(S3_PACKAGES), tuple(S3_EXCLUDES))
 JDBC_PACKAGES = ["org.xerial:sqlite-jdbc:3.51.1.0", "org.postgresql:postgresql:42.7.8"]
 JDBC = JarSet("jdbc", tuple(JDBC_PACKAGES))
 
+# Google's GCS connector for gs:// warehouses: its shaded jar, with its Google libraries inside (relocated), so
+# that none of them meets Spark's own versions.
+GCS_PACKAGES = ["com.google.cloud.bigdataoss:gcs-connector:3.1.3:shaded"]
+GCS = JarSet("gcs", tuple(GCS_PACKAGES))
+
+# Hadoop's ABFS connector for abfs:// and abfss:// warehouses, at Hadoop's exact version, alone: its other
+# dependencies are in Spark's Hadoop client already (Jackson, HttpClient, Hadoop's shaded Guava) or unused by
+# ABFS (the legacy WASB client's azure-storage, the optional OpenSSL binding, HdrHistogram).
+AZURE_PACKAGES = ["org.apache.hadoop:hadoop-azure:3.5.0"]
+AZURE_EXCLUDES = [
+    "com.microsoft.azure:azure-storage",
+    "org.wildfly.openssl:wildfly-openssl",
+    "org.hdrhistogram:HdrHistogram",
+    "org.apache.hadoop.thirdparty:hadoop-shaded-guava",
+    "org.apache.httpcomponents:httpclient",
+    "org.apache.httpcomponents:httpcore",
+    "com.fasterxml.jackson.core:jackson-core",
+    "com.fasterxml.jackson.core:jackson-databind",
+    "com.fasterxml.jackson.core:jackson-annotations",
+    "org.apache.commons:commons-lang3",
+    "commons-codec:commons-codec",
+    "commons-logging:commons-logging",
+    "org.slf4j:slf4j-api",
+    "org.codehaus.jackson:jackson-mapper-asl",
+    "org.codehaus.jackson:jackson-core-asl",
+]
+AZURE = JarSet("azure", tuple(AZURE_PACKAGES), tuple(AZURE_EXCLUDES))
+
 # The sets `paimon-spark fetch-jars` knows by name.
-NAMED = {S3.name: S3, JDBC.name: JDBC}
+NAMED = {S3.name: S3, JDBC.name: JDBC, GCS.name: GCS, AZURE.name: AZURE}

@@ -9,7 +9,7 @@ from pyspark.sql import SparkSession
 
 from paimon_spark import errors
 from paimon_spark._conf import appended, warehouse_uri
-from paimon_spark.jar_sets import JDBC, JDBC_PACKAGES, S3, S3_EXCLUDES, S3_PACKAGES
+from paimon_spark.jar_sets import AZURE, GCS, JDBC, JDBC_PACKAGES, S3, S3_EXCLUDES, S3_PACKAGES
 
 _JAR_NAME = "paimon-spark.jar"
 _EXTENSIONS = "paimonspark.spark.extensions.PaimonSparkSessionExtensions"
@@ -28,12 +28,46 @@ def engine_jar() -> str:
     return str(jar)
 
 
-def with_packages(builder: SparkSession.Builder, packages: List[str], s3: bool,
-                  jdbc: bool = False) -> SparkSession.Builder:
+# What gcs-connector 3.1.3 needs on Spark's Hadoop 3.5.0, whose core-default.xml defines fs.gs.* sizes with
+# suffixes ("64m") for Hadoop's own GCS module, which Google's connector cannot parse; and Parquet's vectored
+# reads off, which call a Hadoop method the connector was built against in another signature.
+GCS_SETTINGS = {
+    "spark.hadoop.fs.gs.impl": "com.google.cloud.hadoop.fs.gcs.GoogleHadoopFileSystem",
+    "spark.hadoop.fs.AbstractFileSystem.gs.impl": "com.google.cloud.hadoop.fs.gcs.GoogleHadoopFS",
+    "spark.hadoop.fs.gs.block.size": "67108864",
+    "spark.hadoop.fs.gs.rewrite.max.chunk.size": "536870912",
+    "spark.hadoop.fs.gs.outputstream.buffer.size": "8388608",
+    "spark.hadoop.fs.gs.inputstream.inplace.seek.limit": "8388608",
+    "spark.hadoop.fs.gs.inputstream.min.range.request.size": "2097152",
+    "spark.hadoop.parquet.hadoop.vectored.io.enabled": "false",
+}
+# What makes ABFS's creates exclusive, on which commits rest (a Blob-endpoint account, without the
+# create-idempotency check that turns a create into check-then-put), and its read metrics off: ABFS 3.5.0
+# updates them without a lock, and concurrent reads then fail.
+AZURE_SETTINGS = {
+    "spark.hadoop.fs.azure.account.hns.enabled": "false",
+    "spark.hadoop.fs.azure.fns.account.service.type": "BLOB",
+    "spark.hadoop.fs.azure.enable.create.blob.idempotency": "false",
+    "spark.hadoop.fs.azure.metrics.collection.enabled": "false",
+}
+
+
+def with_packages(builder: SparkSession.Builder, packages: List[str], s3: bool, jdbc: bool = False,
+                  gcs: bool = False, azure: bool = False) -> SparkSession.Builder:
     """``builder`` with Maven ``packages`` added to ``spark.jars.packages``, and with ``s3``, what S3A
     needs: the jars of :data:`S3_PACKAGES` without :data:`S3_EXCLUDES` in ``spark.jars`` (resolved
     once per machine, :mod:`paimon_spark.jar_sets`, never by the session's own Ivy) and ``s3://``
-    mapped to S3A; with ``jdbc``, the JDBC catalog's drivers (:data:`JDBC_PACKAGES`), resolved the same way."""
+    mapped to S3A; with ``jdbc``, the JDBC catalog's drivers (:data:`JDBC_PACKAGES`), resolved the same way;
+    with ``gcs`` and ``azure``, their connectors' jars (:data:`paimon_spark.jar_sets.GCS`,
+    :data:`paimon_spark.jar_sets.AZURE`) and :data:`GCS_SETTINGS` and :data:`AZURE_SETTINGS`, each
+    unless the builder sets it already."""
+    for wanted, jars, settings in ((gcs, GCS, GCS_SETTINGS), (azure, AZURE, AZURE_SETTINGS)):
+        if wanted:
+            builder = builder.config("spark.jars", appended(builder, "spark.jars", jars.fetch()))
+            own = getattr(builder, "_options", {})
+            for key, value in settings.items():
+                if key not in own:
+                    builder = builder.config(key, value)
     if jdbc:
         builder = builder.config("spark.jars", appended(builder, "spark.jars", JDBC.fetch()))
     if packages:
@@ -53,6 +87,8 @@ def configure_spark_with_paimon(
     s3: bool = False,
     metastore_uri: Optional[str] = None,
     catalog_options: Optional[Dict[str, str]] = None,
+    gcs: bool = False,
+    azure: bool = False,
 ) -> SparkSession.Builder:
     """Return ``builder`` set up for Paimon tables.
 
@@ -68,7 +104,11 @@ def configure_spark_with_paimon(
     loaded from there; a failed resolution raises :class:`paimon_spark.DependencyResolutionError`
     before any session starts); endpoint and
     credentials come from ``spark.hadoop.fs.s3a.*`` settings or the catalog options ``s3.endpoint``,
-    ``s3.access-key``, ``s3.secret-key`` and ``s3.path-style-access``. These settings are extended,
+    ``s3.access-key``, ``s3.secret-key`` and ``s3.path-style-access``. ``gcs=True`` and ``azure=True`` do the
+    same for ``gs://`` and ``abfs://`` (``abfss://``) warehouses: Google's GCS connector and Hadoop's ABFS,
+    resolved once per machine, with :data:`GCS_SETTINGS` and :data:`AZURE_SETTINGS` (ABFS's settings without
+    which its creates, and so commits, are not exclusive); credentials are the connectors' own
+    ``spark.hadoop.fs.gs.*`` and ``spark.hadoop.fs.azure.*`` settings (docs/storage.md). These settings are extended,
     never replaced: jars and packages the builder, spark-submit or spark-defaults.conf already name
     stay. ``metastore_uri`` (``thrift://host:9083``) makes both catalogs Paimon's Hive catalog over
     that Hive Metastore (``metastore=hive``), so that tables are registered where Flink, Trino and
@@ -106,7 +146,8 @@ def configure_spark_with_paimon(
             raise ValueError(f"metastore_uri {metastore_uri!r} is not a thrift://host:port address")
         options.update({"metastore": "hive", "uri": metastore_uri})
     builder = (
-        with_packages(builder, extra_packages or [], s3, jdbc=options.get("metastore", "").strip().lower() == "jdbc")
+        with_packages(builder, extra_packages or [], s3, jdbc=options.get("metastore", "").strip().lower() == "jdbc",
+                      gcs=gcs, azure=azure)
         .config("spark.jars", appended(builder, "spark.jars", [jar]))
         .config("spark.sql.extensions", ",".join(extensions))
         .config(f"spark.sql.catalog.{catalog}", "paimonspark.spark.PaimonCatalog")

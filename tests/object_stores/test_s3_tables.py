@@ -18,7 +18,7 @@ import pytest
 from conftest import oracle_rows, rows
 from deploy_util import REPO, SPARK_HOME, conf_flags, ivy_conf, job_result, run_tool, spark_env
 from paimon_spark import StorageError, engine_jar
-from paimon_spark.jar_sets import JDBC, S3, S3_EXCLUDES, S3_PACKAGES
+from paimon_spark.jar_sets import AZURE, GCS, JDBC, S3, S3_EXCLUDES, S3_PACKAGES
 from s3_store import bucket, keys, moto, oracle, spark, warehouse  # noqa: F401  (fixtures)
 
 
@@ -205,11 +205,11 @@ def test_the_spark_submit_lines_in_the_docs_run_a_job_on_s3(spark, moto, bucket,
                     tmp_path)
     result = job_result(done.stdout)
     assert result["rows"] == [[1, "a"], [2, "b"]]
-    # The jars the suite's own session resolved from S3_PACKAGES (beside the engine's and the JDBC drivers every
-    # suite session loads): no SDK bundle, nothing Spark ships.
-    jdbc = {Path(j).name for j in JDBC.fetch()}
+    # The jars the suite's own session resolved from S3_PACKAGES (beside the engine's, the JDBC drivers and the
+    # GCS and Azure connectors every suite session loads): no SDK bundle, nothing Spark ships.
+    others = {Path(j).name for jars in (JDBC, GCS, AZURE) for j in jars.fetch()}
     ours = [j.rsplit("/", 1)[1] for j in str(spark.sparkContext._jvm.java.lang.System.getProperty("spark.jars"))
-            .split(",") if j and "paimon-spark" not in j and Path(j).name not in jdbc]  # type: ignore
+            .split(",") if j and "paimon-spark" not in j and Path(j).name not in others]  # type: ignore
     assert any("hadoop-aws" in j for j in ours) and sorted(result["jars"]) == sorted(ours)
     assert not any(j.startswith(("software.amazon.awssdk_bundle-", "io.netty_", "org.slf4j_")) for j in ours)
 

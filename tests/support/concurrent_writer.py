@@ -6,7 +6,8 @@ writers serves a module's races in turn, and writers given the same job start it
 of each other.
 
 usage: concurrent_writer.py WAREHOUSE WRITER_ID WORKDIR
-WAREHOUSE is a local path or an s3a:// location (the store's settings then come from the environment).
+WAREHOUSE is a local path or an object store's location, s3a://, gs:// or abfs:// (the store's settings then come
+from the environment).
 With PAIMON_TEST_METASTORE set (JSON: uri, options) the writers' catalog is a Hive catalog over that metastore;
 with options alone (metastore=rest ...) a REST catalog, whose name on its server WAREHOUSE is.
 The pool writes job N as WORKDIR/job-N (JSON: the table, commits, rows per commit and which writers run
@@ -114,6 +115,48 @@ def race_through_catalog(spark, table: str, warehouse: str, options: Mapping[str
     assert len({(r[1], r[2]) for r in snapshots}) == 6
 
 
+def race_then_kill(spark, catalog: str, warehouse: str, env: Mapping[str, str], workdir: Path) -> None:
+    """Three writer processes over `warehouse` (an object store's or HDFS's; its settings in `env`), whose tables
+    `spark` reads through `catalog`, append three commits each to one table at once (write-only): all nine land,
+    once each, in snapshots 1 to 9. Then one of them, upserting a primary-key table that compacts every other
+    commit, is SIGKILLed after the table's fourth snapshot: the table reads, with every row of every commit that
+    landed, and its snapshot ids have no gap."""
+    from collections import Counter
+
+    spark.sql(f"CREATE TABLE {catalog}.default.conc (writer INT, seq BIGINT) TBLPROPERTIES "
+              "('commit.max-retries' = '200', 'write-only' = 'true')")
+    spark.sql(f"CREATE TABLE {catalog}.default.killed (writer INT, seq BIGINT) TBLPROPERTIES ('primary-key' = "
+              "'writer,seq', 'bucket' = '1', 'num-sorted-run.compaction-trigger' = '2')")
+
+    def snapshots(table: str) -> list:
+        return spark.sql(f"SELECT snapshot_id, commit_user, commit_identifier, commit_kind FROM "
+                         f"{catalog}.default.`{table}$snapshots`").collect()
+
+    pool = WriterPool(warehouse, range(1, 4), workdir, env=env)
+    try:
+        assert pool.run("paimon.default.conc", 3) == {w: 3 for w in range(1, 4)}
+        found = snapshots("conc")
+        assert sorted(s.snapshot_id for s in found) == list(range(1, 10))
+        assert len({(s.commit_user, s.commit_identifier) for s in found}) == 9
+        got = sorted((r.writer, r.seq) for r in spark.table(f"{catalog}.default.conc").collect())
+        assert got == sorted((w, i * 1000000) for w in range(1, 4) for i in range(3))
+
+        pool.start("paimon.default.killed", 1000, rows=5000, writers=(3,))
+        deadline = time.time() + 240
+        while len(snapshots("killed")) < 4 and time.time() < deadline:
+            time.sleep(0.5)
+        pool.kill(3)
+    finally:
+        pool.close()
+    found = snapshots("killed")
+    assert len(found) >= 4
+    appended = Counter(s.commit_kind for s in found)["APPEND"]
+    got = sorted((r.writer, r.seq) for r in spark.table(f"{catalog}.default.killed").collect())
+    # Every committed row is there; a commit the kill interrupted either landed whole or not at all.
+    assert got == sorted((3, i * 1000000 + r) for i in range(appended) for r in range(5000))
+    assert sorted(s.snapshot_id for s in found) == list(range(1, len(found) + 1))
+
+
 def _next_job(workdir: Path, job: int) -> Optional[dict]:
     path = workdir / f"job-{job}"
     while not path.exists():
@@ -143,7 +186,7 @@ def main() -> None:
     # Writers through a metastore catalog are told its address and options by their environment.
     metastore = json.loads(os.environ.get("PAIMON_TEST_METASTORE", "null")) or {}
     rest = (metastore.get("options") or {}).get("metastore") == "rest"
-    spark = new_session(warehouse if warehouse.startswith("s3a://") or rest else Path(warehouse), master="local[1]",
+    spark = new_session(warehouse if "://" in warehouse or rest else Path(warehouse), master="local[1]",
                         metastore_uri=metastore.get("uri"), catalog_options=metastore.get("options"))
     (workdir / f"ready-{writer}").touch()
     job = 0

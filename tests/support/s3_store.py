@@ -4,11 +4,8 @@ processes need to use it."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any, Dict, Iterator, List
@@ -17,12 +14,9 @@ import pytest
 from pyspark.sql import SparkSession
 
 from deploy_util import free_port
+from store_emulators import StoreEmulator
 
-# Worker processes take the store's Spark settings from this variable.
-ENV = "PAIMON_TEST_S3_CONF"
-
-
-class MotoS3:
+class MotoS3(StoreEmulator):
     """A moto server in a child process, stopped by `stop()`."""
 
     def __init__(self, log: Path, **env: str) -> None:
@@ -31,17 +25,9 @@ class MotoS3:
         self.port = free_port()
         self.endpoint = f"http://127.0.0.1:{self.port}"
         server = Path(__file__).resolve().parent / "serialized_moto.py"
-        with log.open("w") as out:
-            # Its request recorder (used by the bench) writes beside the log, not in the working directory.
-            env = {**os.environ, "MOTO_RECORDER_FILEPATH": str(log.with_name("moto_recording")), **env}
-            self.process = subprocess.Popen([sys.executable, str(server), "127.0.0.1", str(self.port)], stdout=out,
-                                            stderr=subprocess.STDOUT, start_new_session=True, env=env)
-        deadline = time.monotonic() + 60
-        while not self._answers():
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"moto_server did not start:\n{log.read_text()[-3000:]}")
-            time.sleep(0.1)
+        # Its request recorder (used by the bench) writes beside the log, not in the working directory.
+        super().__init__([sys.executable, str(server), "127.0.0.1", str(self.port)], log, self._answers,
+                         env={**os.environ, "MOTO_RECORDER_FILEPATH": str(log.with_name("moto_recording")), **env})
 
     def _answers(self) -> bool:
         try:
@@ -79,23 +65,6 @@ class MotoS3:
         """pypaimon's catalog options for this server (it reads S3 through pyarrow)."""
         return {"fs.s3.endpoint": self.endpoint, "fs.s3.region": "us-east-1", "fs.s3.accessKeyId": "test",
                 "fs.s3.accessKeySecret": "test", "fs.s3.path-style-access": "true"}
-
-    def worker_env(self) -> Dict[str, str]:
-        """The environment of a worker process that writes to this server: its settings. Its session loads
-        the S3A jars the suite resolved before it started (conftest), as this process's did."""
-        return {**os.environ, ENV: json.dumps(self.spark_conf())}
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-
-
-def conf_from_env() -> Dict[str, str]:
-    """The S3 settings a worker process was given by `MotoS3.worker_env()`, or none."""
-    return json.loads(os.environ.get(ENV, "{}"))
 
 
 # ---- fixtures: a test module imports `moto`, `bucket`, `warehouse`, `spark` and `oracle` from here ----

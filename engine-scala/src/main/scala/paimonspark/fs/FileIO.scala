@@ -81,6 +81,11 @@ class FileIO(conf: HadoopConf, singleWriter: Boolean = false, credentials: Optio
 
   def exists(path: Path): Boolean = onStore(path)(fileSystem(path).exists(path))
 
+  /** Whether a published file exists whole: one still being created ([[PublishedFile]]) does not. */
+  def existsPublished(path: Path): Boolean =
+    try onStore(path)(PublishedFile.isComplete(fileSystem(path).getFileStatus(path)))
+    catch { case _: FileNotFoundException => false }
+
   def isDirectory(path: Path): Boolean =
     try onStore(path)(fileSystem(path).getFileStatus(path).isDirectory)
     catch { case _: FileNotFoundException => false }

@@ -1,6 +1,6 @@
 package paimonspark.fs
 
-import java.io.{FileNotFoundException, IOException}
+import java.io.IOException
 import java.nio.file.{FileAlreadyExistsException, Files}
 import java.util.UUID
 
@@ -35,15 +35,20 @@ object PublishMethod {
 
   /**
    * The method for `path`'s store: a hard link on local disks, the conditional create where the
-   * store declares it, a rename that fails on an existing target elsewhere (HDFS). An object store
-   * without conditional writes is refused unless the table promises a single writer.
+   * store declares it or its connector is proven to make a plain create exclusive, a rename that
+   * fails on an existing target elsewhere (HDFS). An object store without either is refused unless
+   * the table promises a single writer.
    */
   def of(fs: FileSystem, path: Path, singleWriter: Boolean): PublishMethod = fs match {
     case raw: RawLocalFileSystem => new HardLink(raw)
     case _ if fs.hasPathCapability(path, ConditionalCreate) => ConditionalPut
+    case _ if ExclusiveCreates.proven(fs) => ExclusiveCreate
     case _ if isObjectStore(fs, path) =>
       if (singleWriter) SingleWriterPut
-      else throw withoutConditionalWrites(fs, path, "does not offer conditional writes", null)
+      else throw ExclusiveCreates.lacking(fs).fold(withoutConditionalWrites(fs, path, "does not offer conditional writes", null))(
+        missing => new StorageException(path.toString, s"Cannot commit to $path: $missing, so two writers could both " +
+          s"win the same snapshot. Set them, or the table option '$SingleWriterOption'='true' if only one writer " +
+          "ever commits to this table"))
     case _ => RenameIfAbsent
   }
 
@@ -72,13 +77,17 @@ object PublishMethod {
   }
 
   /**
-   * One request that the store refuses when the name is taken (HTTP 412). A 412 alone does not
-   * prove another writer won: a request whose first attempt landed and whose response was lost
-   * comes back as 412 when the client retries it. The file is read back: our own bytes mean our
-   * create landed. A 409 (another conditional write to the name still in flight) is retried.
+   * One request that the store refuses when the name is taken (HTTP 412, or 409 on Azure). A refusal
+   * alone does not prove another writer won: a request whose first attempt landed and whose response
+   * was lost comes back refused when the client retries it. The file is read back: our own bytes mean
+   * our create landed. A 409 that is not a taken name (another conditional write to the name still in
+   * flight, on S3) is retried.
    */
-  private object ConditionalPut extends PublishMethod {
+  private abstract class CreateIfAbsent extends PublishMethod {
     private val Attempts = 5
+
+    /** Sends the create; the store's refusal surfaces here or when the stream closes. */
+    protected def createIfAbsent(fs: FileSystem, target: Path, bytes: Array[Byte]): Unit
 
     override def publish(fs: FileSystem, target: Path, bytes: Array[Byte]): Boolean = publish(fs, target, bytes, 1)
 
@@ -87,7 +96,7 @@ object PublishMethod {
         createIfAbsent(fs, target, bytes)
         true
       } catch {
-        // A store that probes before writing reports the taken name as FileAlreadyExistsException.
+        // A store that probes before writing (or Azure, with 409) reports the taken name as FileAlreadyExistsException.
         case e: IOException if StoreErrors.isPreconditionFailed(e) ||
             e.isInstanceOf[org.apache.hadoop.fs.FileAlreadyExistsException] => holds(fs, target, bytes)
         case e: IOException if StoreErrors.isConflict(e) && attempt < Attempts =>
@@ -97,17 +106,25 @@ object PublishMethod {
           throw withoutConditionalWrites(fs, target, "refused a conditional write (HTTP 501)", e)
       }
 
-    /** The PUT is sent when the stream closes: that is where a lost race surfaces. */
-    private def createIfAbsent(fs: FileSystem, target: Path, bytes: Array[Byte]): Unit = {
+    private def holds(fs: FileSystem, target: Path, bytes: Array[Byte]): Boolean =
+      PublishedFile.read(fs, target).exists(java.util.Arrays.equals(_, bytes))
+  }
+
+  /** S3A's conditional create (`If-None-Match: *`), asked for by its builder option. */
+  private object ConditionalPut extends CreateIfAbsent {
+    override protected def createIfAbsent(fs: FileSystem, target: Path, bytes: Array[Byte]): Unit = {
       val out = fs.createFile(target).must(ConditionalCreate, true).overwrite(false).build()
       try out.write(bytes)
       finally out.close()
     }
+  }
 
-    private def holds(fs: FileSystem, target: Path, bytes: Array[Byte]): Boolean = {
-      val in = try fs.open(target) catch { case _: FileNotFoundException => return false }
-      try java.util.Arrays.equals(in.readAllBytes(), bytes)
-      finally in.close()
+  /** A plain create without overwrite, on connectors proven to make it exclusive ([[ExclusiveCreates]]). */
+  private object ExclusiveCreate extends CreateIfAbsent {
+    override protected def createIfAbsent(fs: FileSystem, target: Path, bytes: Array[Byte]): Unit = {
+      val out = fs.create(target, false)
+      try out.write(bytes)
+      finally out.close()
     }
   }
 

@@ -1,9 +1,9 @@
 package paimonspark.fs
 
 /**
- * What an object store's failure means, read from the exception and its causes: S3A and the AWS
- * SDK are on the classpath only when a warehouse is on S3, so they are recognised by class name and
- * by the SDK's `statusCode()`, never linked against.
+ * What an object store's failure means, read from the exception and its causes: the connectors (S3A
+ * and the AWS SDK, gcs-connector, ABFS) are on the classpath only when a warehouse is on their store,
+ * so they are recognised by class name and by their status-code methods, never linked against.
  */
 private[fs] object StoreErrors {
   /** HTTP 412: a conditional request whose condition did not hold (the name was taken, or the object changed). */
@@ -18,7 +18,9 @@ private[fs] object StoreErrors {
 
   private def causes(e: Throwable): Iterator[Throwable] = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(20)
 
-  private def status(e: Throwable): Option[Int] =
-    try Option(e.getClass.getMethod("statusCode").invoke(e)).collect { case code: Integer => code.intValue }
+  // The AWS SDK's `statusCode()`, Google's and ABFS's `getStatusCode()`.
+  private def status(e: Throwable): Option[Int] = Seq("statusCode", "getStatusCode").iterator.flatMap { name =>
+    try Option(e.getClass.getMethod(name).invoke(e)).collect { case code: Integer => code.intValue }
     catch { case _: NoSuchMethodException => None }
+  }.nextOption()
 }

@@ -279,18 +279,23 @@ object PaimonCatalog {
     val fs = try io.fileSystem(path) catch {
       case e: Exception =>
         refuse(s"${rootMessage(e)}; the filesystem of '${path.toUri.getScheme}:' needs its jar on the classpath " +
-          "(hadoop-aws for s3a: and s3:, which configure_spark_with_paimon(..., s3=True) adds)")
+          "(hadoop-aws for s3a: and s3:, gcs-connector for gs:, hadoop-azure for abfs:, which " +
+          "configure_spark_with_paimon(..., s3=True, gcs=True or azure=True) adds)")
     }
     // A bucket that does not exist, credentials the store refuses, an endpoint that does not answer.
     try fs.exists(path) catch {
       case e: java.io.IOException =>
         throw new StorageException(warehouse, s"catalog $catalog: warehouse '$warehouse' cannot be reached: " +
-          s"${e.getClass.getSimpleName}: ${rootMessage(e)}" + (if (io.isObjectStore(path)) ObjectStoreHint else ""), e)
+          s"${e.getClass.getSimpleName}: ${rootMessage(e)}" + storeHint(path), e)
     }
     path
   }
 
-  private val ObjectStoreHint = "; check the bucket, the endpoint, the region and the credentials " +
-    "(spark.hadoop.fs.s3a.* settings, or the catalog options s3.endpoint, s3.access-key, s3.secret-key, " +
-    "s3.path-style-access)"
+  private def storeHint(path: Path): String = Option(path.toUri.getScheme).map(_.toLowerCase) match {
+    case Some("s3" | "s3a") => "; check the bucket, the endpoint, the region and the credentials (spark.hadoop.fs.s3a.* " +
+      "settings, or the catalog options s3.endpoint, s3.access-key, s3.secret-key, s3.path-style-access)"
+    case Some("gs") => "; check the bucket, the project and the credentials (spark.hadoop.fs.gs.* settings)"
+    case Some("abfs" | "abfss") => "; check the container, the account and its credentials (spark.hadoop.fs.azure.* settings)"
+    case _ => ""
+  }
 }

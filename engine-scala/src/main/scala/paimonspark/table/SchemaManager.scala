@@ -5,16 +5,16 @@ import java.nio.charset.StandardCharsets.UTF_8
 import paimonspark.TableNotFoundException
 import paimonspark.format.TablePaths
 import paimonspark.format.metadata.{SchemaJson, TableSchema}
-import paimonspark.fs.FileIO
+import paimonspark.fs.{FileIO, PublishedFile}
 import paimonspark.table.options.PaimonOptions
 
 /** Reads and publishes the versions `schema/schema-N` of one table. */
 final class SchemaManager(io: FileIO, paths: TablePaths) extends Serializable {
 
   def listIds(): Seq[Long] =
-    io.list(paths.schemaDir).flatMap(s => TablePaths.idOf(s.getPath.getName, TablePaths.SchemaPrefix)).sorted
+    io.list(paths.schemaDir).filter(PublishedFile.isComplete).flatMap(s => TablePaths.idOf(s.getPath.getName, TablePaths.SchemaPrefix)).sorted
 
-  def exists(id: Long): Boolean = io.exists(paths.schemaFile(id))
+  def exists(id: Long): Boolean = io.existsPublished(paths.schemaFile(id))
 
   def latest(): Option[TableSchema] = listIds().lastOption.map(read)
 

@@ -6,7 +6,7 @@ import org.apache.hadoop.fs.Path
 
 import paimonspark.format.TablePaths
 import paimonspark.format.metadata.{Snapshot, SnapshotJson}
-import paimonspark.fs.FileIO
+import paimonspark.fs.{FileIO, PublishedFile}
 
 /**
  * Finds and publishes `snapshot/snapshot-N` of one branch, or (`SnapshotManager.changelogs`) the
@@ -26,7 +26,7 @@ final class SnapshotManager private (io: FileIO, dir: Path, prefix: String, cata
   private val latestHint = new Path(dir, TablePaths.LatestHint)
   private val earliestHint = new Path(dir, TablePaths.EarliestHint)
 
-  def snapshotExists(id: Long): Boolean = io.exists(file(id))
+  def snapshotExists(id: Long): Boolean = io.existsPublished(file(id))
 
   def latestId(): Option[Long] = catalog match {
     case Some(c) => c.latest().map(_.id)
@@ -43,7 +43,8 @@ final class SnapshotManager private (io: FileIO, dir: Path, prefix: String, cata
 
   private def hint(file: Path): Option[Long] = io.readUtf8IfExists(file).flatMap(_.trim.toLongOption)
 
-  def listIds(): Seq[Long] = io.list(dir).flatMap(s => TablePaths.idOf(s.getPath.getName, prefix)).sorted
+  def listIds(): Seq[Long] =
+    io.list(dir).filter(PublishedFile.isComplete).flatMap(s => TablePaths.idOf(s.getPath.getName, prefix)).sorted
 
   def latest(): Option[Snapshot] = catalog.fold(latestId().map(read))(_.latest())
 

@@ -5,6 +5,7 @@ import scala.collection.mutable
 import org.apache.hadoop.fs.{FileStatus, Path}
 
 import paimonspark.format.TablePaths
+import paimonspark.fs.PublishedFile
 import paimonspark.table.FileStoreTable
 
 /** A file under a table that nothing references. */
@@ -13,7 +14,8 @@ final case class OrphanFile(path: Path, size: Long)
 /**
  * Finds files under a table that no snapshot, tag or changelog of any branch references, older than
  * a given time: data, changelog, manifest, index and statistics files left by killed writers and
- * failed commits, and temporary files of interrupted publishes. As in Paimon, only the files
+ * failed commits, temporary files of interrupted publishes, and empty published files (a snapshot
+ * whose writer stopped between its create and its close, on Azure). As in Paimon, only the files
  * directly in `manifest/`, `index/`, `statistics/` and the bucket directories (under one `k=v`
  * directory per partition key) are candidates, so files Paimon does not own (a partition's
  * `_SUCCESS` marker, Iceberg metadata beside the table) are never touched. Metadata that names the
@@ -31,7 +33,7 @@ final class OrphanFiles(table: FileStoreTable) {
     (TablePaths.MainBranch +: table.branchManager.list()).foreach { b =>
       val branch = paths.forBranch(b)
       Seq(branch.snapshotDir, branch.tagDir, branch.schemaDir, branch.changelogDir).foreach(dir =>
-        candidates ++= io.list(dir).filter(s => s.isFile && s.getPath.getName.startsWith(".")))
+        candidates ++= io.list(dir).filter(s => s.isFile && (s.getPath.getName.startsWith(".") || !PublishedFile.isComplete(s))))
     }
     candidates.toSeq.filter(s => s.getModificationTime < olderThanMillis && !used(key(s.getPath)))
       .map(s => OrphanFile(s.getPath, s.getLen))
