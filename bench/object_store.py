@@ -20,6 +20,7 @@ from pyspark.sql import SparkSession
 
 from java_writer import java_classpath
 from harness import Check, Comparison, timed, timed_with_cpu
+from storage import STEPS, java_steps, our_steps
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "support"))
@@ -29,7 +30,6 @@ from s3_store import MotoS3  # noqa: E402  (the tests' moto server, one definiti
 NAME = "object_store"
 TITLE = "Object stores: requests per commit, racing writers, latency and scans on S3 (moto) vs local disk"
 KINDS = ["PUT", "COPY", "GET", "HEAD", "LIST", "DELETE", "OTHER"]
-STEPS = ["append", "primary-key with compaction", "expiry"]
 RACE_WRITERS, RACE_COMMITS = 2, 20
 LATENCY_COMMITS = 20
 
@@ -49,12 +49,13 @@ class Requests:
     def reset(self) -> None:
         self._call("reset-recording", "POST")
 
-    def counts(self) -> Counter:
+    def counts(self) -> tuple[Counter, int]:
+        """Requests by kind; moto's recorder keeps no sizes (0 bytes)."""
         found: Counter = Counter()
         for line in self._call("download-recording").splitlines():
             if line.strip():
                 found[self.kind(json.loads(line))] += 1
-        return found
+        return found, 0
 
     @staticmethod
     def kind(entry: dict) -> str:
@@ -70,49 +71,6 @@ class Requests:
         return "DELETE" if method == "POST" and query.startswith("delete") else "OTHER"
 
 
-def our_steps(spark: SparkSession, warehouse: str, requests: Requests) -> dict[str, Counter]:
-    sql = spark.sql
-    sql(f"CREATE TABLE paimon_path.`{warehouse}/log` (id INT)")
-    sql(f"CREATE TABLE paimon_path.`{warehouse}/pk` (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', "
-        "'bucket' = '1')")
-    sql(f"INSERT INTO paimon_path.`{warehouse}/log` VALUES (0)")
-    sql(f"INSERT INTO paimon_path.`{warehouse}/pk` VALUES (0, 'v')")
-    actions = {
-        "append": lambda: sql(f"INSERT INTO paimon_path.`{warehouse}/log` VALUES (1)"),
-        "primary-key with compaction": lambda: (
-            sql(f"INSERT INTO paimon_path.`{warehouse}/pk` VALUES (1, 'a')"),
-            sql(f"CALL paimon_path.sys.compact(table => '{warehouse}/pk')").collect()),
-        "expiry": lambda: sql(f"CALL paimon_path.sys.expire_snapshots(table => '{warehouse}/log', retain_max => 1, "
-                          "retain_min => 1)")
-        .collect(),
-    }
-    found = {}
-    for step in STEPS:
-        requests.reset()
-        actions[step]()
-        found[step] = requests.counts()
-    return found
-
-
-def java_steps(classpath: str, moto: MotoS3, warehouse: str, requests: Requests) -> dict[str, Counter]:
-    java = subprocess.Popen(["java", "-cp", classpath, "paimonspark.bench.JavaS3Commits", moto.endpoint, warehouse,
-                             "steps"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert java.stdin is not None and java.stdout is not None
-    found = {}
-    for step in STEPS:
-        requests.reset()
-        java.stdin.write("go\n")
-        java.stdin.flush()
-        line = java.stdout.readline()
-        while not line.startswith("{"):
-            line = java.stdout.readline()
-            assert line, "the Java process ended early"
-        assert json.loads(line)["step"] == step
-        found[step] = requests.counts()
-    assert java.wait(timeout=120) == 0
-    return found
-
-
 def our_race(spark: SparkSession, moto: MotoS3, warehouse: str, work: Path) -> dict:
     """Two writer processes (the tests' concurrent writers), each appending one-row commits at once."""
     table = f"paimon_path.`{warehouse}/race`"
@@ -126,9 +84,16 @@ def our_race(spark: SparkSession, moto: MotoS3, warehouse: str, work: Path) -> d
     return {"reported_ok": sum(a["committed"] for a in answers.values()), "visible_rows": spark.table(table).count()}
 
 
+def java_options(moto: MotoS3) -> dict[str, str]:
+    """Paimon's catalog options for its own S3 file I/O (paimon-s3) on this server."""
+    return {"s3.endpoint": moto.endpoint, "s3.endpoint.region": "us-east-1", "s3.access-key": "test",
+            "s3.secret-key": "test", "s3.path-style-access": "true"}
+
+
 def java_race(classpath: str, moto: MotoS3, warehouse: str) -> dict:
-    out = subprocess.run(["java", "-cp", classpath, "paimonspark.bench.JavaS3Commits", moto.endpoint, warehouse,
-                          "race", str(RACE_WRITERS), str(RACE_COMMITS)], capture_output=True, text=True, check=True)
+    out = subprocess.run(["java", "-cp", classpath, "paimonspark.bench.JavaStoreCommits", warehouse, "race",
+                          str(RACE_WRITERS), str(RACE_COMMITS), *(f"{k}={v}" for k, v in java_options(moto).items())],
+                         capture_output=True, text=True, check=True)
     return json.loads(next(line for line in out.stdout.splitlines() if line.startswith("{")))
 
 
@@ -182,8 +147,9 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
         for key, value in moto.spark_conf().items():
             spark.conf.set(key.removeprefix("spark.hadoop."), value)
         requests = Requests(moto)
-        ours = our_steps(spark, f"s3a://{bucket}/ours", requests)
-        java = java_steps(classpath, moto, f"s3://{bucket}/java", requests)
+        ours = {s: m.requests for s, m in our_steps(spark, f"s3a://{bucket}/ours", requests, 0).items()}
+        java = {s: m.requests for s, m in
+                java_steps(classpath, f"s3://{bucket}/java", java_options(moto), requests, 0).items()}
         requests.reset()
         races = {"ours": our_race(spark, moto, f"s3a://{bucket}/race", work),
                  "java": java_race(classpath, moto, f"s3://{bucket}/race-java")}

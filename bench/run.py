@@ -34,11 +34,13 @@ import metadata_scaling  # noqa: E402
 import object_store  # noqa: E402
 import python_api  # noqa: E402
 import scan_packing  # noqa: E402
+import storage  # noqa: E402
 import upsert_ingest  # noqa: E402
 
 WORKLOADS = {module.NAME: module for module in (append_scan, upsert_ingest, metadata_scaling, changelog, dml, python_api,
                                                     scan_packing, object_store, catalogs, file_formats,
-                                                    deletion_vectors, bucketed_join, cross_partition, iceberg_metadata)}
+                                                    deletion_vectors, bucketed_join, cross_partition, iceberg_metadata,
+                                                    storage)}
 DEFAULT_ROWS, QUICK_ROWS = 10_000_000, 1_000_000
 
 
@@ -68,8 +70,9 @@ def start_spark(driver_memory: str, java_options: str = ""):
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.log.level", "ERROR"))
-    # With S3A (resolved once), for the object-store workload.
-    spark = configure_spark_with_paimon(builder, warehouse=str(BENCH / "work" / "warehouse"), s3=True).getOrCreate()
+    # With S3A, the GCS connector and ABFS (resolved once), for the object-store and storage workloads.
+    spark = configure_spark_with_paimon(builder, warehouse=str(BENCH / "work" / "warehouse"), s3=True, gcs=True,
+                                        azure=True).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 

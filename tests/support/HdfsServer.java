@@ -22,7 +22,8 @@ public final class HdfsServer {
     }
     MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(1).build();
     cluster.waitActive();
-    System.out.println("READY hdfs://127.0.0.1:" + cluster.getNameNodePort());
+    System.out.println("READY hdfs://127.0.0.1:" + cluster.getNameNodePort() + " http://127.0.0.1:"
+        + cluster.getNameNode().getHttpAddress().getPort());
     System.out.flush();
     while (System.in.read() != -1) {
       // until the tests close our standard input

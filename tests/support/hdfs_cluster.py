@@ -18,7 +18,7 @@ NAMESERVICE = "paimonns"
 
 
 class HdfsCluster:
-    """A name node and a data node at `uri` (hdfs://127.0.0.1:PORT), until `stop()`."""
+    """A name node and a data node at `uri` (hdfs://127.0.0.1:PORT), its metrics at `http`/jmx, until `stop()`."""
 
     def __init__(self, root: Path) -> None:
         if not CLASSPATH.is_file():
@@ -26,8 +26,14 @@ class HdfsCluster:
         root.mkdir(parents=True, exist_ok=True)
         self.root, self.log = root, root / "hdfs.log"
         java = shutil.which("java") or "java"
+        # Its metrics (the name node's RPCs by method, which the storage bench counts) refreshed every second, not
+        # every ten: Hadoop's metrics system reads this file from the classpath.
+        metrics = root / "metrics"
+        metrics.mkdir(exist_ok=True)
+        (metrics / "hadoop-metrics2.properties").write_text("*.period=1\n")
         command = [java, "-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
-                   f"{CLASSPATH.read_text().strip()}:{SPARK_HOME / 'jars'}/*", str(_LAUNCHER), str(root / "data")]
+                   f"{metrics}:{CLASSPATH.read_text().strip()}:{SPARK_HOME / 'jars'}/*", str(_LAUNCHER),
+                   str(root / "data")]
         with self.log.open("w") as out:
             self.process = subprocess.Popen(command, cwd=root, stdin=subprocess.PIPE, stdout=out,
                                             stderr=subprocess.STDOUT, start_new_session=True)
@@ -37,7 +43,7 @@ class HdfsCluster:
                 self.stop()
                 raise AssertionError(f"HDFS did not start:\n{self.log.read_text()[-4000:]}")
             time.sleep(0.5)
-        self.uri = ready[0].split()[1]
+        self.uri, self.http = ready[0].split()[1:3]
 
     def nameservice(self) -> Dict[str, str]:
         """The client settings of an HA nameservice `paimonns` whose one name node is this one."""

@@ -32,6 +32,10 @@ def conf_from_env() -> Dict[str, str]:
     return json.loads(os.environ.get(ENV, "{}"))
 
 
+def _recording(record: Optional[Path]) -> Optional[Dict[str, str]]:
+    return {**os.environ, "STORE_PROXY_RECORD": str(record)} if record else None
+
+
 class StoreEmulator:
     """An object store's emulator in a child process (its own process group), stopped by `stop()`."""
 
@@ -64,10 +68,11 @@ class StoreEmulator:
 
 
 class FakeGcs(StoreEmulator):
-    def __init__(self, log: Path, bucket: str = "wh-bucket") -> None:
+    def __init__(self, log: Path, bucket: str = "wh-bucket", record: Optional[Path] = None) -> None:
+        """`record`: a file its proxy appends each request to (store_proxy.py)."""
         self.port, self.bucket = free_port(), bucket
         super().__init__([sys.executable, str(Path(__file__).with_name("fake_gcs.py")), str(self.port), bucket], log,
-                         self._answers)
+                         self._answers, env=_recording(record))
 
     def _answers(self) -> bool:
         try:
@@ -86,13 +91,14 @@ class FakeGcs(StoreEmulator):
 
 
 class Azurite(StoreEmulator):
-    def __init__(self, log: Path, container: str = "wh-container") -> None:
+    def __init__(self, log: Path, container: str = "wh-container", record: Optional[Path] = None) -> None:
+        """`record`: a file its proxy appends each request to (store_proxy.py)."""
         if not os.access(AZURITE, os.X_OK):
             raise RuntimeError(f"no Azurite at {AZURITE}: run `make emulators`")
         self.port, self.container = free_port(), container
         data = tempfile.mkdtemp(prefix="azurite-")
         super().__init__([sys.executable, str(Path(__file__).with_name("sorted_azurite.py")), str(AZURITE),
-                          str(self.port), data], log, self._listening)
+                          str(self.port), data], log, self._listening, env=_recording(record))
 
     def _listening(self) -> bool:
         try:

@@ -10,25 +10,26 @@ import org.apache.paimon.types.DataTypes
 import paimonspark.interop.JavaPaimon
 
 /**
- * Apache Paimon's Java core committing to S3 through its filesystem catalog and its own S3 file I/O
- * (`paimon-s3`), for `bench/object_store.py`: the baseline our conditional-write commits are held
- * against. Prints one JSON line per result.
+ * Apache Paimon's Java core committing to a store through its filesystem catalog, for `bench/object_store.py`
+ * and `bench/storage.py`: the baseline our commits are held against. Catalog OPTIONS (`key=value`) reach the
+ * store: Paimon's own S3 file I/O with `s3.*`, Hadoop's filesystems (GCS, ABFS, HDFS) with `hadoop.*`
+ * settings. Prints one JSON line per result.
  *
- * usage: JavaS3Commits ENDPOINT WAREHOUSE race WRITERS COMMITS
+ * usage: JavaStoreCommits WAREHOUSE race WRITERS COMMITS [OPTION...]
  *          writers in threads, each with its own catalog, append COMMITS one-row commits to one table
  *          at once; prints how many commits each was told succeeded and how many rows are visible.
- *        JavaS3Commits ENDPOINT WAREHOUSE steps
- *          an append commit, a primary-key commit followed by a full compaction, and a snapshot
- *          expiry, each after a line on stdin, printing {"step": ...} when done, so that the caller
- *          can count the store's requests of each.
+ *        JavaStoreCommits WAREHOUSE steps [OPTION...]
+ *          runs the step each line on stdin names (an append commit, a primary-key commit followed by a
+ *          full compaction, a snapshot expiry, a scan's planning), printing {"step": ..., "ms": ...} when
+ *          done, so that the caller can count the store's requests of each; ends at "end".
  */
-object JavaS3Commits {
+object JavaStoreCommits {
   def main(args: Array[String]): Unit = {
-    val (endpoint, warehouse) = (args(0), args(1))
-    def catalog() = new JavaPaimon(warehouse, Map("s3.endpoint" -> endpoint, "s3.endpoint.region" -> "us-east-1",
-      "s3.access-key" -> "test", "s3.secret-key" -> "test", "s3.path-style-access" -> "true"))
-    args(2) match {
-      case "race" => race(catalog, args(3).toInt, args(4).toInt)
+    val warehouse = args(0)
+    val options = args.drop(2).filter(_.contains("=")).map { o => val (k, v) = o.splitAt(o.indexOf('=')); k -> v.drop(1) }
+    def catalog() = new JavaPaimon(warehouse, options.toMap)
+    args(1) match {
+      case "race" => race(catalog, args(2).toInt, args(3).toInt)
       case "steps" => steps(catalog())
     }
   }
@@ -66,14 +67,19 @@ object JavaS3Commits {
       .column("v", DataTypes.STRING()).primaryKey("id").option("bucket", "1").build())
     java.insert("default.log", Seq(0))
     java.insert("default.pk", Seq(0, "v"))
-    def step(name: String)(run: => Unit): Unit = {
-      StdIn.readLine()
-      run
-      println(s"""{"step": "$name"}""")
+    println("""{"ready": true}""")
+    var step = StdIn.readLine()
+    while (step != null && step != "end") {
+      val started = System.nanoTime()
+      step match {
+        case "append" => java.insert("default.log", Seq(1))
+        case "primary-key with compaction" => java.insert("default.pk", Seq(1, "a")); java.compact("default.pk")
+        case "expiry" => java.expire("default.log", retainMax = 1, retainMin = 1)
+        case "scan planning" => java.table("default.pk").newReadBuilder().newScan().plan()
+      }
+      println(s"""{"step": "$step", "ms": ${(System.nanoTime() - started) / 1e6}}""")
+      step = StdIn.readLine()
     }
-    step("append")(java.insert("default.log", Seq(1)))
-    step("primary-key with compaction") { java.insert("default.pk", Seq(1, "a")); java.compact("default.pk") }
-    step("expiry")(java.expire("default.log", retainMax = 1, retainMin = 1))
     java.close()
   }
 }
