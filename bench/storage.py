@@ -78,7 +78,7 @@ class ProxyRecord:
 
 
 # What data nodes call on the name node (heartbeats, block reports): not a client's requests. The metrics also
-# count each call again as "Overall<Method>".
+# count each call again as "Overall<Method>", and the exceptions calls ended in ("FileNotFoundException").
 DATANODE_CALLS = {"SendHeartbeat", "SendLifeline", "BlockReceivedAndDeleted", "BlockReport", "CacheReport",
                   "ErrorReport", "VersionRequest", "RegisterDatanode", "CommitBlockSynchronization"}
 
@@ -97,7 +97,8 @@ class NameNodeRpcs:
         with urllib.request.urlopen(self.url, timeout=30) as answer:
             beans = json.loads(answer.read())["beans"]
         return Counter({k.removesuffix("NumOps"): v for bean in beans for k, v in bean.items()
-                        if k.endswith("NumOps") and not k.startswith("Overall") and k[:-6] not in DATANODE_CALLS})
+                        if k.endswith("NumOps") and not k.startswith("Overall") and k[:-6] not in DATANODE_CALLS
+                        and not k[:-6].endswith("Exception")})
 
     def reset(self) -> None:
         self.base = self._now()
