@@ -4,7 +4,7 @@ import java.io.IOException
 import java.nio.file.{FileAlreadyExistsException, Files}
 import java.util.UUID
 
-import org.apache.hadoop.fs.{FileSystem, Path, RawLocalFileSystem}
+import org.apache.hadoop.fs.{FSDataOutputStream, FileSystem, Path, RawLocalFileSystem}
 
 import paimonspark.StorageException
 
@@ -86,14 +86,16 @@ object PublishMethod {
   private abstract class CreateIfAbsent extends PublishMethod {
     private val Attempts = 5
 
-    /** Sends the create; the store's refusal surfaces here or when the stream closes. */
-    protected def createIfAbsent(fs: FileSystem, target: Path, bytes: Array[Byte]): Unit
+    /** Opens the create; the store's refusal surfaces here or when the stream closes. */
+    protected def open(fs: FileSystem, target: Path): FSDataOutputStream
 
     override def publish(fs: FileSystem, target: Path, bytes: Array[Byte]): Boolean = publish(fs, target, bytes, 1)
 
     private def publish(fs: FileSystem, target: Path, bytes: Array[Byte], attempt: Int): Boolean =
       try {
-        createIfAbsent(fs, target, bytes)
+        val out = open(fs, target)
+        try out.write(bytes)
+        finally out.close()
         true
       } catch {
         // A store that probes before writing (or Azure, with 409) reports the taken name as FileAlreadyExistsException.
@@ -112,20 +114,13 @@ object PublishMethod {
 
   /** S3A's conditional create (`If-None-Match: *`), asked for by its builder option. */
   private object ConditionalPut extends CreateIfAbsent {
-    override protected def createIfAbsent(fs: FileSystem, target: Path, bytes: Array[Byte]): Unit = {
-      val out = fs.createFile(target).must(ConditionalCreate, true).overwrite(false).build()
-      try out.write(bytes)
-      finally out.close()
-    }
+    override protected def open(fs: FileSystem, target: Path): FSDataOutputStream =
+      fs.createFile(target).must(ConditionalCreate, true).overwrite(false).build()
   }
 
   /** A plain create without overwrite, on connectors proven to make it exclusive ([[ExclusiveCreates]]). */
   private object ExclusiveCreate extends CreateIfAbsent {
-    override protected def createIfAbsent(fs: FileSystem, target: Path, bytes: Array[Byte]): Unit = {
-      val out = fs.create(target, false)
-      try out.write(bytes)
-      finally out.close()
-    }
+    override protected def open(fs: FileSystem, target: Path): FSDataOutputStream = fs.create(target, false)
   }
 
   // Check-then-put: safe only with one writer, which the table option promised.
