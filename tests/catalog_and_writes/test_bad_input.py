@@ -143,11 +143,21 @@ def test_corrupt_schema_names_the_file(spark, warehouse):
 
 
 def test_corrupt_manifest_names_the_file(spark, warehouse):
-    spark.sql("CREATE TABLE paimon.default.broken_manifest (a INT)")
+    # Write-only: no compaction plan reads the new manifest back, and a manifest this JVM has read is
+    # served from its manifest cache from then on, as in Paimon: the first read is what checks it.
+    spark.sql("CREATE TABLE paimon.default.broken_manifest (a INT) TBLPROPERTIES ('write-only' = 'true')")
     spark.sql("INSERT INTO paimon.default.broken_manifest VALUES (1)")
     manifests = [p for p in (table_dir(warehouse, "broken_manifest") / "manifest").iterdir()
                  if p.name.startswith("manifest-") and not p.name.startswith("manifest-list-")]
     corrupt(manifests[0])
+    with pytest.raises(CorruptFileError, match=manifests[0].name):
+        spark.table("paimon.default.broken_manifest").collect()
+    # The lists read whole by that scan are cached: broken on disk now, they still read, and the error
+    # still names the manifest, never cached as it did not read.
+    lists = [p for p in manifests[0].parent.iterdir() if p.name.startswith("manifest-list-")]
+    assert lists
+    for listing in lists:
+        corrupt(listing)
     with pytest.raises(CorruptFileError, match=manifests[0].name):
         spark.table("paimon.default.broken_manifest").collect()
 

@@ -56,9 +56,8 @@ final class FileSystemCatalog(val io: FileIO, val warehouse: Path) extends Catal
   override def tableExists(db: String, table: String): Boolean = FileStoreTable.exists(io, tablePath(db, table))
 
   override def loadTable(db: String, table: String): FileStoreTable = {
-    val path = tablePath(db, table)
-    if (!FileStoreTable.exists(io, path)) throw new TableNotFoundException(s"$db.$table", s"table $db.$table does not exist")
-    FileStoreTable.load(io, path, new FileSystemHooks(db, table))
+    FileStoreTable.loadIfExists(io, tablePath(db, table), new FileSystemHooks(db, table)).getOrElse(
+      throw new TableNotFoundException(s"$db.$table", s"table $db.$table does not exist"))
   }
 
   /** Publishes the table's schema 0; fails if another writer created it first. */

@@ -50,18 +50,18 @@ class PaimonPathCatalog extends TableLoading with PaimonFunctions with PaimonPro
 
   override def tableExists(ident: Identifier): Boolean = FileStoreTable.exists(io, location(ident))
 
-  /** The table directory and the name within it, when a table is there; a path that is a table is one
+  /** The table and the name within its directory, when a table is there; a path that is a table is one
    * whatever its name. */
-  private def resolve(ident: Identifier): Option[(Path, TableName)] = {
+  private def resolve(ident: Identifier): Option[(FileStoreTable, TableName)] = {
     val fileIO = io
     val path = location(ident)
-    val (dir, name) =
-      if (!path.getName.contains("$") || FileStoreTable.exists(fileIO, path)) (path, TableName(path.getName, None, None))
+    FileStoreTable.loadIfExists(fileIO, path).map(_ -> TableName(path.getName, None, None)).orElse {
+      if (!path.getName.contains("$")) None
       else {
         val name = TableName.parse(path.getName)
-        (new Path(path.getParent, name.table), name)
+        FileStoreTable.loadIfExists(fileIO, new Path(path.getParent, name.table)).map(_ -> name)
       }
-    if (FileStoreTable.exists(fileIO, dir)) Some((dir, name)) else None
+    }
   }
 
   override protected def catalogTables(): Seq[(String, String)] = throw new UnsupportedFeatureException(
@@ -74,8 +74,8 @@ class PaimonPathCatalog extends TableLoading with PaimonFunctions with PaimonPro
 
   override protected def open(ident: Identifier, travel: Option[paimonspark.table.scan.TimeTravel],
       options: CaseInsensitiveStringMap): Table = {
-    val (dir, name) = resolve(ident).getOrElse(throw new NoSuchTableException(Seq(ident.name())))
-    SparkTable.open(FileStoreTable.load(io, dir), name, ident.name(), travel, options)
+    val (table, name) = resolve(ident).getOrElse(throw new NoSuchTableException(Seq(ident.name())))
+    SparkTable.open(table, name, ident.name(), travel, options)
   }
 
   /** Column defaults as Paimon keeps them ([[ColumnDefaults]]); Spark refuses DEFAULT without this. */

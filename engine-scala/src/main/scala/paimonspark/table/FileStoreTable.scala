@@ -122,11 +122,14 @@ final class FileStoreTable(fileIO: FileIO, val paths: TablePaths, val schema: Ta
 }
 
 object FileStoreTable {
-  def load(io: FileIO, location: Path, hooks: CatalogHooks = CatalogHooks.NoHooks): FileStoreTable = {
-    val paths = new TablePaths(location)
-    val schema = new SchemaManager(io, paths).latest().getOrElse(
+  def load(io: FileIO, location: Path, hooks: CatalogHooks = CatalogHooks.NoHooks): FileStoreTable =
+    loadIfExists(io, location, hooks).getOrElse(
       throw new TableNotFoundException(location.toString, s"$location is not a Paimon table: it has no schema/schema-N file"))
-    new FileStoreTable(io, paths, schema, hooks = hooks)
+
+  /** The table at `location`, or None when there is none: one listing of its schemas answers both. */
+  def loadIfExists(io: FileIO, location: Path, hooks: CatalogHooks = CatalogHooks.NoHooks): Option[FileStoreTable] = {
+    val paths = new TablePaths(location)
+    new SchemaManager(io, paths).latest().map(new FileStoreTable(io, paths, _, hooks = hooks))
   }
 
   /**

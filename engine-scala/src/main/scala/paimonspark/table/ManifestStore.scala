@@ -22,10 +22,10 @@ final class ManifestStore(io: FileIO, paths: TablePaths, schema: TableSchema) {
   private val partitionTypes = schema.partitionRowType.map(_.withNullable(true))
 
   def readList(name: String): Seq[ManifestFileMeta] =
-    MetadataFile.read(io, paths.manifestFile(name))(ManifestAvro.readFileMetas)
+    MetadataFile.readManifest(io, paths.manifestFile(name))(ManifestAvro.readFileMetas)
 
   def readManifest(name: String): Seq[ManifestEntry] =
-    MetadataFile.read(io, paths.manifestFile(name))(ManifestAvro.readEntries)
+    MetadataFile.readManifest(io, paths.manifestFile(name))(ManifestAvro.readEntries)
 
   /** All data manifests of a snapshot: its base list followed by its delta list. */
   def dataManifests(snapshot: Snapshot): Seq[ManifestFileMeta] =
@@ -34,7 +34,7 @@ final class ManifestStore(io: FileIO, paths: TablePaths, schema: TableSchema) {
   /** The index files a snapshot's index manifest lists (none without one). */
   def indexFiles(snapshot: Option[Snapshot]): Seq[IndexFileEntry] =
     snapshot.flatMap(_.indexManifest).map(name =>
-      MetadataFile.read(io, paths.manifestFile(name))(IndexManifestAvro.read)).getOrElse(Nil)
+      MetadataFile.readManifest(io, paths.manifestFile(name))(IndexManifestAvro.read)).getOrElse(Nil)
 
   /** Writes a complete index manifest and returns its name. */
   def writeIndexManifest(entries: Seq[IndexFileEntry]): String = {

@@ -46,7 +46,12 @@ final class SnapshotManager private (io: FileIO, dir: Path, prefix: String, cata
   def listIds(): Seq[Long] =
     io.list(dir).filter(PublishedFile.isComplete).flatMap(s => TablePaths.idOf(s.getPath.getName, prefix)).sorted
 
-  def latest(): Option[Snapshot] = catalog.fold(latestId().map(read))(_.latest())
+  /** Read straight from the hint when no next snapshot exists: one request fewer than checking the hinted one first. */
+  def latest(): Option[Snapshot] = catalog match {
+    case Some(c) => c.latest()
+    case None => hint(latestHint).filterNot(id => snapshotExists(id + 1)).flatMap(readIfExists)
+      .orElse(listIds().lastOption.map(read))
+  }
 
   def read(id: Long): Snapshot =
     MetadataFile.read(io, file(id))(bytes => SnapshotJson.read(new String(bytes, UTF_8)))

@@ -8,6 +8,7 @@ import scala.reflect.ClassTag
 import org.apache.spark.sql.SparkSession
 
 import paimonspark.format.TablePaths
+import paimonspark.format.metadata.Snapshot
 import paimonspark.spark.read.SparkFileReader
 import paimonspark.table.{FileStoreTable, Predicate, TableFeatures}
 import paimonspark.table.compact.{AppendCompaction, PostponeCompaction, TableCompaction}
@@ -25,52 +26,58 @@ object CompactJob {
   def run(table: FileStoreTable, filter: Option[Predicate], full: Boolean, buckets: Option[Set[String]] = None)
       : Option[Long] = {
     TableFeatures.requireWritable(table)
-    if (!table.isPrimaryKeyTable) compactAppendTable(table, filter, None, rewriteAll = full && table.options.forceRewriteAllFiles)
-    else {
+    if (!table.isPrimaryKeyTable) {
+      compactAppendTable(table, table.snapshotManager.latest(), filter, None, rewriteAll = full && table.options.forceRewriteAllFiles)
+    } else {
       val assigned = if (table.options.bucket == TablePaths.PostponeBucket) assignPostponed(table, filter) else None
-      val tasks = TableCompaction.plan(table, filter, full, buckets)
-      if (tasks.isEmpty) assigned
-      else {
-        val reader = SparkFileReader.forCompaction(table)
-        val results = runTasks(table, s"${tasks.size} buckets", tasks)(TableCompaction.run(table, _, reader))
-        TableCompaction.commit(table, UUID.randomUUID().toString, results).orElse(assigned)
-      }
+      compactBuckets(table, table.snapshotManager.latest(), filter, full, buckets).orElse(assigned)
     }
+  }
+
+  /**
+   * A write's inline compaction, planned at the `written` snapshot it just committed, which the write
+   * checked writable: of the `buckets` it wrote (primary-key tables), or the small files of its
+   * `partitions` (append tables).
+   */
+  def afterWrite(table: FileStoreTable, written: Snapshot, full: Boolean, buckets: Set[String],
+      partitions: Set[ByteBuffer]): Option[Long] =
+    if (table.isPrimaryKeyTable) compactBuckets(table, Some(written), None, full, Some(buckets))
+    else compactAppendTable(table, Some(written), None, Some(partitions))
+
+  private def compactBuckets(table: FileStoreTable, latest: Option[Snapshot], filter: Option[Predicate], full: Boolean,
+      buckets: Option[Set[String]]): Option[Long] = {
+    val tasks = TableCompaction.plan(table, latest, filter, full, buckets)
+    runTasks(table, s"${tasks.size} buckets", tasks)(TableCompaction.run(table, _, _))(
+      TableCompaction.commit(table, UUID.randomUUID().toString, _))
   }
 
   /** A postpone-bucket table's postpone rows moved into real buckets, one task per partition. */
   private def assignPostponed(table: FileStoreTable, filter: Option[Predicate]): Option[Long] = {
     val restored = WriteRestore.of(table)
     val tasks = PostponeCompaction.plan(table, filter, SparkSession.active.sparkContext.defaultParallelism, restored)
-    if (tasks.isEmpty) None
-    else {
-      val reader = SparkFileReader.forCompaction(table)
-      val written = runTasks(table, s"the postpone bucket of ${tasks.size} partitions", tasks)(
-        PostponeCompaction.run(table, _, restored, reader))
-      PostponeCompaction.commit(table, UUID.randomUUID().toString, tasks, written)
-    }
+    runTasks(table, s"the postpone bucket of ${tasks.size} partitions", tasks)(PostponeCompaction.run(table, _, restored, _))(
+      PostponeCompaction.commit(table, UUID.randomUUID().toString, tasks, _))
   }
 
   /**
    * Small-file compaction of an append table's partitions matching `filter`, and in `partitions` when
    * given; with `rewriteAll`, of every file there.
    */
-  def compactAppendTable(table: FileStoreTable, filter: Option[Predicate], partitions: Option[Set[ByteBuffer]],
-      rewriteAll: Boolean = false): Option[Long] = {
-    val tasks = AppendCompaction.plan(table, filter, partitions, rewriteAll)
-    if (tasks.isEmpty) None
-    else {
-      val reader = SparkFileReader.forCompaction(table)
-      val results = runTasks(table, s"${tasks.size} groups of small files", tasks)(AppendCompaction.run(table, _, reader))
-      AppendCompaction.commit(table, UUID.randomUUID().toString, results)
-    }
+  private def compactAppendTable(table: FileStoreTable, latest: Option[Snapshot], filter: Option[Predicate],
+      partitions: Option[Set[ByteBuffer]], rewriteAll: Boolean = false): Option[Long] = {
+    val tasks = AppendCompaction.plan(table, latest, filter, partitions, rewriteAll)
+    runTasks(table, s"${tasks.size} groups of small files", tasks)(AppendCompaction.run(table, _, _))(
+      AppendCompaction.commit(table, UUID.randomUUID().toString, _))
   }
 
-  private def runTasks[T: ClassTag, R: ClassTag](table: FileStoreTable, what: String, tasks: Seq[T])(work: T => R)
-      : Seq[R] = {
+  /** Runs `tasks` as one job, each with the table's compaction reader, and commits the results; None without tasks. */
+  private def runTasks[T: ClassTag, R: ClassTag](table: FileStoreTable, what: String, tasks: Seq[T])(
+      work: (T, SparkFileReader) => R)(commit: Seq[R] => Option[Long]): Option[Long] = if (tasks.isEmpty) None else {
+    val reader = SparkFileReader.forCompaction(table)
     val context = SparkSession.active.sparkContext
     context.setJobDescription(s"paimon compact ${table.location} ($what)")
-    try context.parallelize(tasks, tasks.size).map(work).collect().toSeq
-    finally context.setJobDescription(null)
+    val results = try context.parallelize(tasks, tasks.size).map(work(_, reader)).collect().toSeq
+      finally context.setJobDescription(null)
+    commit(results)
   }
 }

@@ -11,7 +11,7 @@ import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactor
 
 import paimonspark.{CommitConflictException, UnsupportedFeatureException}
 import paimonspark.format.TablePaths
-import paimonspark.format.metadata.{ManifestEntry, SnapshotJson}
+import paimonspark.format.metadata.{ManifestEntry, Snapshot, SnapshotJson}
 import paimonspark.spark.SparkTable
 import paimonspark.spark.catalog.{BucketFunction, PaimonFunctions}
 import paimonspark.table.{BucketFunctionType, KeyLayout, TableOptions}
@@ -154,12 +154,12 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
     val written = messages.toSeq.collect { case f: FilesWritten => f.files }
     val entries = written.flatMap(_.data)
     // What is replaced is decided only now: a copy-on-write scan may have narrowed its files at run time.
-    try new TableCommit(store, commitUser).commit(entries, replaces.map(_()), written.flatMap(_.index),
+    val committed = try new TableCommit(store, commitUser).commit(entries, replaces.map(_()), written.flatMap(_.index),
       written.flatMap(_.changelog), identifier, bucketsPlannedAt = plannedAt, keysReadAt = keysReadAt)
     finally dropKeyFiles()
     // Postpone-bucket tables are compacted by CALL only, as Paimon's writers leave them.
     if (entries.nonEmpty && !store.options.writeOnly && store.options.bucket != TablePaths.PostponeBucket) {
-      compactWritten(entries, identifier)
+      committed.foreach(compactWritten(entries, identifier, _))
     }
   }
 
@@ -202,15 +202,13 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
    * micro-batch, as Paimon's writers do at the end of input and at those checkpoints. The write is
    * committed already, so losing to a concurrent compaction only skips this one.
    */
-  private def compactWritten(entries: Seq[ManifestEntry], identifier: Long): Unit = {
+  private def compactWritten(entries: Seq[ManifestEntry], identifier: Long, committed: Snapshot): Unit = {
     try {
-      if (store.isPrimaryKeyTable) {
-        val buckets = entries.map(e => PrimaryKeyWriter.sequenceKey(e.partition, e.bucket)).toSet
-        val options = store.options
-        val full = options.changelogProducer == ChangelogProducer.FullCompaction &&
-          (identifier == SnapshotJson.BatchCommitIdentifier || identifier % options.fullCompactionDeltaCommits == 0)
-        CompactJob.run(store, None, full, Some(buckets))
-      } else CompactJob.compactAppendTable(store, None, Some(entries.map(_.partitionKey).toSet))
+      val options = store.options
+      val full = store.isPrimaryKeyTable && options.changelogProducer == ChangelogProducer.FullCompaction &&
+        (identifier == SnapshotJson.BatchCommitIdentifier || identifier % options.fullCompactionDeltaCommits == 0)
+      CompactJob.afterWrite(store, committed, full, entries.map(e => PrimaryKeyWriter.sequenceKey(e.partition, e.bucket)).toSet,
+        entries.map(_.partitionKey).toSet)
     } catch {
       case e: CommitConflictException => PaimonWrite.log.warn(s"Inline compaction of ${table.name()} skipped: ${e.getMessage}")
     }

@@ -34,7 +34,7 @@ object TableRewrite {
     }.collect().toSeq.collect { case f: FilesWritten => f.files }
     val added = written.flatMap(_.data)
     try (new TableCommit(table, UUID.randomUUID().toString).commit(added, Some(scope), written.flatMap(_.index) ++ index,
-      identifier = SnapshotJson.BatchCommitIdentifier), added)
+      identifier = SnapshotJson.BatchCommitIdentifier).map(_.id), added)
     catch {
       case e: Throwable =>
         added.foreach(e => table.io.delete(table.dataFilePath(e.partition, e.bucket, e.file), recursive = false))

@@ -5,7 +5,7 @@ import java.nio.ByteBuffer
 import org.apache.spark.sql.catalyst.InternalRow
 
 import paimonspark.format.DataFileReader
-import paimonspark.format.metadata.{DataFileMeta, DeletionFile, FileKind, FileSource, ManifestEntry}
+import paimonspark.format.metadata.{DataFileMeta, DeletionFile, FileKind, FileSource, ManifestEntry, Snapshot}
 import paimonspark.table.{FileStoreTable, Predicate}
 import paimonspark.table.scan.ScanPlanner
 import paimonspark.table.write.{AppendBuckets, AppendVectors, AppendWriter, TableCommit}
@@ -39,13 +39,13 @@ final case class AppendCompactResult(task: AppendCompactTask, added: Seq[Manifes
 object AppendCompaction {
 
   /**
-   * The groups to rewrite in the partitions matching `filter`, and only those in `partitions` when
-   * given; with `rewriteAll`, every file (`compaction.force-rewrite-all-files` in a full compaction).
+   * The groups to rewrite at snapshot `latest` in the partitions matching `filter`, and only those in
+   * `partitions` when given; with `rewriteAll`, every file (`compaction.force-rewrite-all-files` in a
+   * full compaction).
    */
-  def plan(table: FileStoreTable, filter: Option[Predicate], partitions: Option[Set[ByteBuffer]] = None,
-      rewriteAll: Boolean = false): Seq[AppendCompactTask] = {
+  def plan(table: FileStoreTable, latest: Option[Snapshot], filter: Option[Predicate],
+      partitions: Option[Set[ByteBuffer]] = None, rewriteAll: Boolean = false): Seq[AppendCompactTask] = {
     val picker = AppendCompactPicker.of(table.options)
-    val latest = table.snapshotManager.latest()
     new ScanPlanner(table, appliesDeletionVectors = table.options.deletionVectors).plan(latest, filter)
       .filter(split => partitions.forall(_.contains(ByteBuffer.wrap(split.partitionBytes))))
       .flatMap { split =>

@@ -2,7 +2,7 @@ package paimonspark.table.compact
 
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format.DataFileReader
-import paimonspark.format.metadata.{DataFileMeta, DeletionFile, FileKind, IndexManifestAvro, ManifestEntry}
+import paimonspark.format.metadata.{DataFileMeta, DeletionFile, FileKind, IndexManifestAvro, ManifestEntry, Snapshot}
 import paimonspark.lsm.{BucketVectors, ChangelogSettings, CompactUnit, Compactor, MergeEngineSpec, SortedRun}
 import paimonspark.table.{FileStoreTable, KeyLayout, Predicate}
 import paimonspark.table.options.ChangelogProducer
@@ -33,8 +33,8 @@ final case class CompactResult(task: CompactTask, removed: Seq[ManifestEntry], a
  */
 object TableCompaction {
 
-  /** The buckets to compact, optionally only those matching a partition filter or in `buckets`. */
-  def plan(table: FileStoreTable, filter: Option[Predicate], full: Boolean,
+  /** The buckets to compact at snapshot `latest`, optionally only those matching a partition filter or in `buckets`. */
+  def plan(table: FileStoreTable, latest: Option[Snapshot], filter: Option[Predicate], full: Boolean,
       buckets: Option[Set[String]] = None): Seq[CompactTask] = {
     if (!table.isPrimaryKeyTable) {
       throw new UnsupportedFeatureException(s"table ${table.location} has no primary key: append tables are " +
@@ -47,7 +47,6 @@ object TableCompaction {
     // visible only once compacted.
     val vectors = table.options.deletionVectors
     val lookup = table.options.changelogProducer == ChangelogProducer.Lookup || spec.lookupMerge
-    val latest = table.snapshotManager.latest()
     val vectorFiles = if (!vectors) Map.empty[(java.nio.ByteBuffer, Int), Set[String]]
       else table.newManifestStore().indexFiles(latest).filter(_.indexType == IndexManifestAvro.DeletionVectorsIndex)
         .groupBy(e => (e.partitionKey, e.bucket)).map { case (k, es) => k -> es.map(_.fileName).toSet }

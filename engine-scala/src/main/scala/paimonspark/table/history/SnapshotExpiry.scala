@@ -29,14 +29,15 @@ final class SnapshotExpiry(table: FileStoreTable) {
   private val snapshots = table.snapshotManager
   private val io = table.io
 
-  /** Expires what `config` allows; returns the number of snapshots expired. */
-  def expire(config: ExpireConfig): Int = (snapshots.earliestId(), snapshots.latestId()) match {
-    case (Some(earliest), Some(latest)) =>
-      val end = ExpireRange.endExclusive(earliest, latest, table.consumerManager.minNextSnapshot(), config,
-        id => snapshots.readIfExists(id).map(_.timeMillis))
-      expireUntil(earliest, end)
-    case _ => 0
-  }
+  /** Expires what `config` allows, counting from `latestId`; returns the number of snapshots expired. */
+  def expire(config: ExpireConfig, latestId: => Option[Long] = snapshots.latestId()): Int =
+    (snapshots.earliestId(), latestId) match {
+      case (Some(earliest), Some(latest)) =>
+        val end = ExpireRange.endExclusive(earliest, latest, table.consumerManager.minNextSnapshot(), config,
+          id => snapshots.readIfExists(id).map(_.timeMillis))
+        expireUntil(earliest, end)
+      case _ => 0
+    }
 
   /** Expires the snapshots in [earliest, endExclusive). */
   def expireUntil(earliest: Long, endExclusive: Long): Int = {

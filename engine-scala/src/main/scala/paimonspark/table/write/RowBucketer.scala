@@ -64,7 +64,7 @@ object Bucketing {
     } else if (KeyLayout.crossPartition(table.schema)) {
       CrossPartition(options.dynamicBucketAssigners.getOrElse(assigners), options.dynamicBucketTargetRowNum, None)
     } else {
-      val files = if (overwrite) Nil else table.newManifestStore().indexFiles(table.snapshotManager.latest())
+      val files = if (overwrite || !table.isPrimaryKeyTable) Nil else table.newManifestStore().indexFiles(table.snapshotManager.latest())
         .filter(_.indexType == IndexManifestAvro.HashIndex)
       val n = options.dynamicBucketAssigners.getOrElse(assigners)
       Dynamic(n, options.dynamicBucketTargetRowNum, options.dynamicBucketMaxBuckets,

@@ -54,7 +54,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
    */
   def commit(added: Seq[ManifestEntry], overwrite: Option[OverwriteScope], index: Seq[IndexChange] = Nil,
       changelog: Seq[ManifestEntry] = Nil, identifier: Long = SnapshotJson.BatchCommitIdentifier,
-      bucketsPlannedAt: Option[Long] = None, keysReadAt: Option[Long] = None): Option[Long] = {
+      bucketsPlannedAt: Option[Long] = None, keysReadAt: Option[Long] = None): Option[Snapshot] = {
     val writtenPartitions = added.map(_.partitionKey).toSet
     val nothingToReplace = added.isEmpty && (overwrite.contains(OverwriteScope.WrittenPartitions) ||
       overwrite.contains(OverwriteScope.Files(Set.empty)) || (overwrite.exists(_.isInstanceOf[OverwriteScope.Marked]) &&
@@ -131,7 +131,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
    */
   def compactManifests(): Option[Long] = if (table.snapshotManager.latestId().isEmpty) None else {
     val merging = table.withDynamicOptions(Map(TableOptions.ManifestMergeMinCount -> "1"))
-    new TableCommit(merging, commitUser).run(Nil, CommitKind.Compact, (_, _) => Nil)
+    new TableCommit(merging, commitUser).run(Nil, CommitKind.Compact, (_, _) => Nil).map(_.id)
   }
 
   /**
@@ -154,7 +154,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       if (gone.nonEmpty) throw deletionConflict(gone)
       checkKeyRanges(live.filterNot(e => ids.contains(e.identifier)) ++ added)
       replaced
-    }, index = index, changelog = changelog)
+    }, index = index, changelog = changelog).map(_.id)
     catch {
       case e: Throwable =>
         val moved = compacted.map(_.file.fileName).toSet
@@ -255,7 +255,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       index: Seq[IndexChange] = Nil,
       indexReset: Option[IndexFileEntry => Boolean] = None,
       changelog: Seq[ManifestEntry] = Nil,
-      identifier: Long = SnapshotJson.BatchCommitIdentifier): Option[Long] = {
+      identifier: Long = SnapshotJson.BatchCommitIdentifier): Option[Snapshot] = {
     val maxRetries = table.options.commitMaxRetries
     var planned: Option[Set[FileIdentifier]] = None
     var attempt = 0
@@ -312,8 +312,8 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
             table.schema.partitionKeys.nonEmpty) {
           PartitionMarkDone.mark(table, added.map(e => table.partitionValues(e.partition)))
         }
-        CommitMaintenance.run(table, endOfInput)
-        return Some(snapshot.id)
+        CommitMaintenance.run(table, snapshot, endOfInput)
+        return Some(snapshot)
       }
       written.discard()
       attempt += 1

@@ -76,7 +76,7 @@ final class TableCopy(source: FileStoreTable, snapshot: Snapshot, target: FileSt
     val changes = index.map(_._2).groupBy(e => (e.partitionKey, e.bucket, e.indexType)).values.map { es =>
       IndexChange(es.head.partition, es.head.bucket, es.head.indexType, es, replaces = Set.empty)
     }.toSeq
-    new TableCommit(target, commitUser).commit(data, Some(OverwriteScope.WrittenPartitions), changes)
+    new TableCommit(target, commitUser).commit(data, Some(OverwriteScope.WrittenPartitions), changes).map(_.id)
   }
 
   /**

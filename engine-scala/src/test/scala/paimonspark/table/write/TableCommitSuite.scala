@@ -53,7 +53,7 @@ class TableCommitSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   test("an append that loses the race re-bases and lands in the next snapshot") {
     val (plain, racing) = racingTables("snapshot-1")(t => new TableCommit(t, "rival").commit(Seq(entry("rival")), None))
-    assert(new TableCommit(racing, "me").commit(Seq(entry("mine")), None).contains(2L))
+    assert(new TableCommit(racing, "me").commit(Seq(entry("mine")), None).map(_.id).contains(2L))
     assert(liveFiles(plain) == Set("rival", "mine"))
     assert(plain.snapshotManager.read(2).deltaRecordCount == 1 && plain.snapshotManager.read(2).totalRecordCount == 2)
   }
@@ -74,7 +74,7 @@ class TableCommitSuite extends AnyFunSuite with BeforeAndAfterAll {
     val (plain, racing) =
       racingTables("snapshot-2")(t => new TableCommit(t, "rival").commit(Seq(entry("appended")), None))
     new TableCommit(plain, "setup").commit(Seq(entry("old")), None)
-    assert(new TableCommit(racing, "me").commit(Seq(entry("mine")), Some(OverwriteScope.WholeTable)).contains(3L))
+    assert(new TableCommit(racing, "me").commit(Seq(entry("mine")), Some(OverwriteScope.WholeTable)).map(_.id).contains(3L))
     assert(liveFiles(plain) == Set("mine"))
     assert(plain.snapshotManager.read(3).commitKind == CommitKind.Overwrite)
   }
@@ -101,7 +101,7 @@ class TableCommitSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(error.getMessage.contains("Total buckets of partition") && error.getMessage.contains("changed from 4 to 2"))
     assert(liveFiles(plain) == Set("rescaled"))
     // Planned after the rescale, with its count, the same append commits.
-    assert(new TableCommit(plain, "writer").commit(Seq(entry("late", 4)), None, bucketsPlannedAt = Some(2L)).contains(3L))
+    assert(new TableCommit(plain, "writer").commit(Seq(entry("late", 4)), None, bucketsPlannedAt = Some(2L)).map(_.id).contains(3L))
   }
 
   test("the manifests of a lost attempt are removed again") {
@@ -130,10 +130,10 @@ class TableCommitSuite extends AnyFunSuite with BeforeAndAfterAll {
         super.publish(target, bytes)
       }
     }
-    assert(new TableCommit(new FileStoreTable(lossy, paths, schema), "me").commit(Seq(entry("mine")), None).contains(1L))
+    assert(new TableCommit(new FileStoreTable(lossy, paths, schema), "me").commit(Seq(entry("mine")), None).map(_.id).contains(1L))
     assert(plain.snapshotManager.latestId().contains(1L) && plain.snapshotManager.read(1).commitUser == "me")
     assert(liveFiles(plain) == Set("mine"))
-    assert(new TableCommit(plain, "next").commit(Seq(entry("next")), None).contains(2L))
+    assert(new TableCommit(plain, "next").commit(Seq(entry("next")), None).map(_.id).contains(2L))
     assert(liveFiles(plain) == Set("mine", "next"))
   }
 }
