@@ -1,6 +1,6 @@
 package paimonspark.table
 
-import java.util.{LinkedHashMap => JLinkedHashMap, Map => JMap}
+import java.util.{LinkedHashMap => JLinkedHashMap}
 
 import org.apache.hadoop.fs.Path
 
@@ -19,20 +19,19 @@ private[table] object ManifestCache {
   private val MaxBytes = 64L << 20
 
   private var bytes = 0L
-  private val files = new JLinkedHashMap[String, Array[Byte]](256, 0.75f, true) {
-    override def removeEldestEntry(eldest: JMap.Entry[String, Array[Byte]]): Boolean = {
-      val over = bytes > MaxBytes
-      if (over) bytes -= eldest.getValue.length
-      over
-    }
-  }
+  private val files = new JLinkedHashMap[String, Array[Byte]](256, 0.75f, true)
 
   def get(path: Path): Option[Array[Byte]] = synchronized(Option(files.get(path.toString)))
 
+  /** Keeps `content`, then drops the least recently used files until the whole is within its bound. */
   def put(path: Path, content: Array[Byte]): Unit = if (content.length <= MaxFileBytes) synchronized {
-    if (!files.containsKey(path.toString)) {
+    if (files.putIfAbsent(path.toString, content) == null) {
       bytes += content.length
-      files.put(path.toString, content)
+      val eldest = files.values().iterator()
+      while (bytes > MaxBytes) {
+        bytes -= eldest.next().length
+        eldest.remove()
+      }
     }
   }
 }

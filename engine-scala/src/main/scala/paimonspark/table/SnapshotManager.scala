@@ -30,11 +30,11 @@ final class SnapshotManager private (io: FileIO, dir: Path, prefix: String, cata
 
   def latestId(): Option[Long] = catalog match {
     case Some(c) => c.latest().map(_.id)
-    case None => hint(latestHint) match {
-      case Some(id) if snapshotExists(id) && !snapshotExists(id + 1) => Some(id)
-      case _ => listIds().lastOption
-    }
+    case None => hinted.filter(snapshotExists).orElse(listIds().lastOption)
   }
+
+  /** The id LATEST names when no next snapshot exists; whether its own file does is for the caller to find. */
+  private def hinted: Option[Long] = hint(latestHint).filterNot(id => snapshotExists(id + 1))
 
   def earliestId(): Option[Long] = hint(earliestHint) match {
     case Some(id) if snapshotExists(id) => Some(id)
@@ -46,11 +46,10 @@ final class SnapshotManager private (io: FileIO, dir: Path, prefix: String, cata
   def listIds(): Seq[Long] =
     io.list(dir).filter(PublishedFile.isComplete).flatMap(s => TablePaths.idOf(s.getPath.getName, prefix)).sorted
 
-  /** Read straight from the hint when no next snapshot exists: one request fewer than checking the hinted one first. */
+  /** The hinted snapshot read at once, one request fewer than checking that it exists first. */
   def latest(): Option[Snapshot] = catalog match {
     case Some(c) => c.latest()
-    case None => hint(latestHint).filterNot(id => snapshotExists(id + 1)).flatMap(readIfExists)
-      .orElse(listIds().lastOption.map(read))
+    case None => hinted.flatMap(readIfExists).orElse(listIds().lastOption.map(read))
   }
 
   def read(id: Long): Snapshot =
