@@ -101,11 +101,13 @@ bench: $(JAR) jars
 	$(PY) bench/run.py
 
 # JFR profiles of the upsert ingest (bench/write_profile.py), ours and Paimon's Java writer's on the
-# bench's 10 M-row workload, summarized in bench/results/profile_*.md.
+# bench's 10 M-row workload, and of the merge-on-read scan against the compacted one (bench/read_profile.py),
+# summarized in bench/results/profile_*.md.
 profile: $(JAR)
 	$(PY) bench/write_profile.py --rows 10000000 --mode default
 	$(PY) bench/write_profile.py --rows 10000000 --mode write-only
 	$(PY) bench/write_profile.py --rows 10000000 --java
+	$(PY) bench/read_profile.py --rows 10000000
 
 clean:
 	rm -rf target engine-scala/target project/target project/project test-reports dist $(JAR) .scala-status .pytest-status .jar-ready

@@ -136,7 +136,10 @@ def machine_info(spark, extra: dict | None = None) -> dict:
             "spark_master": spark.sparkContext.master, "spark": spark.version,
             "java": jvm.System.getProperty("java.version"),
             "driver_heap_gib": round(jvm.Runtime.getRuntime().maxMemory() / 2**30, 1),
-            "python": platform.python_version(), "os": platform.platform(), **(extra or {})}
+            "python": platform.python_version(), "os": platform.platform(),
+            # Taken as the workload ends: the 15-minute figure spans most runs. Above the bench's own
+            # parallelism (the 2 threads of local[2]), something else shared the machine.
+            "load_avg_1_5_15_min": [round(x, 2) for x in os.getloadavg()], **(extra or {})}
 
 
 def write_results(out_dir: Path, name: str, title: str, results: list[Comparison], info: dict,

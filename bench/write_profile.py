@@ -103,7 +103,7 @@ def first_rule(frames: list[str], rules: list) -> str:
 IDLE_NATIVE = ["epollWait", "Net.accept", "SocketDispatcher.read", "FileInputStream.readBytes", "Net.poll"]
 
 
-def summarize(recording: Path) -> tuple[int, dict, dict, dict]:
+def summarize(recording: Path, phase_rules: list) -> tuple[int, dict, dict, dict]:
     # Native samples too: zstd compresses in native code (zstd-jni), which Java samples never see.
     printed = subprocess.run(["jfr", "print", "--json", "--stack-depth", "512", "--events",
                               "jdk.ExecutionSample,jdk.NativeMethodSample", str(recording)],
@@ -118,7 +118,7 @@ def summarize(recording: Path) -> tuple[int, dict, dict, dict]:
         if any(u in f for f in frames for u in UNTIMED):
             continue
         total += 1
-        phases[first_rule(frames, PHASES)] += 1
+        phases[first_rule(frames, phase_rules)] += 1
         work_kinds[first_rule(frames[:TOP_FRAMES], WORK)] += 1
         self_time[frames[0]] += 1
     return total, phases, work_kinds, self_time
@@ -131,12 +131,12 @@ def table(counter: collections.Counter, total: int, limit: int | None = None) ->
     return lines
 
 
-def report(out: Path, title: str, setup: str, recording: Path) -> None:
-    total, phases, work_kinds, self_time = summarize(recording)
+def report(out: Path, title: str, setup: str, recording: Path, phase_rules: list = PHASES) -> None:
+    total, phases, work_kinds, self_time = summarize(recording, phase_rules)
     out.write_text("\n".join([
         f"# {title}", "", f"{setup} {total:,} JFR samples of Java and native methods (`settings=profile`, every "
-        "10-20 ms; GC and JIT threads are not sampled, so the shares are of the work the writer's threads do). "
-        "Made by `make profile` (bench/write_profile.py).", "",
+        "10-20 ms; GC and JIT threads are not sampled, so the shares are of the work the task threads do). "
+        f"Made by `make profile` (bench/{Path(sys.argv[0]).name}).", "",
         "## By phase (outermost frame that says what the thread was doing)", "", *table(phases, total), "",
         "## By work (top of the stack)", "", *table(work_kinds, total), "",
         "## Hottest methods (self samples)", "", *table(self_time, total, 25), ""]))

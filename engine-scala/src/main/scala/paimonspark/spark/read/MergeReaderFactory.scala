@@ -21,7 +21,8 @@ import paimonspark.lsm.{IntegralKey, KeyValue, MergeEngineSpec, SortedRunMerge}
  * that looks keys up, a key is merged as Paimon's readers merge it there (`MergeEngineSpec.lookupMerge`).
  *
  * With `columnar`, for engines whose result is one of the versions merged (deduplicate, first-row),
- * splits are read as batches that gather the results from the runs' own batches, without a copy.
+ * splits are read as batches that gather the results from the runs' own batches, without a copy; a
+ * deduplicated key of one integral column is merged on the runs' columns ([[KeyColumnMerge]]).
  */
 final class MergeReaderFactory(
     files: SparkFileReader,
@@ -67,15 +68,26 @@ final class MergeReaderFactory(
   override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] = {
     val split = partition.asInstanceOf[MergeSplit]
     new MergedBatchReader(batchSize, outputOrdinals, mergeSchema, partitionSchema,
-      mayAdvance => new MergedSections(split, mayAdvance, sequenceStandIns = true))
+      mayAdvance => new MergedSections(split, mayAdvance, sequenceStandIns = true, sortedRunMerge = keyColumnMerge.isEmpty),
+      keyColumnMerge)
   }
+
+  /** The merge on column batches, where it gives what the engine would: a deduplicated integral key ordered by sequence. */
+  private val keyColumnMerge: Option[Array[BatchRows] => SectionMerge] =
+    IntegralKey.of(mergeSchema, keyOrdinals).filter(_ =>
+      engine.engine == "deduplicate" && engine.sequenceFields.isEmpty && !engine.lookupMerge).map { key =>
+      val ignoreDelete = engine.ignoreDelete
+      (runs: Array[BatchRows]) => new KeyColumnMerge(runs, key, ignoreDelete)
+    }
 
   /**
    * The merges of a split's sections, one at a time. Sections share no key: each is merged on its
    * own, and its files are closed before the next opens. With `sequenceStandIns` (columnar reads),
    * files that have a stand-in sequence number are read without their `_SEQUENCE_NUMBER` column.
+   * Without `sortedRunMerge`, the caller merges the runs itself and `merge` stays null.
    */
-  final class MergedSections(split: MergeSplit, mayAdvance: Int => Boolean, sequenceStandIns: Boolean) {
+  final class MergedSections(split: MergeSplit, mayAdvance: Int => Boolean, sequenceStandIns: Boolean,
+      sortedRunMerge: Boolean = true) {
     private val ordering = GenerateOrdering.generate(keyOrdinals.map(i =>
       SortOrder(BoundReference(i, mergeSchema(i).dataType, nullable = false), Ascending)))
     private val mergeEngine = engine.create(mergeSchema, keyOrdinals)
@@ -108,8 +120,8 @@ final class MergeReaderFactory(
           filesWithoutSequence.openWithSequence(new Path(path), size, schemaId, sequence)
         case MergeFile(path, size, schemaId, _, _) => files.open(new Path(path), size, schemaId)
       }
-      merge = new SortedRunMerge(open.toSeq, ordering, mergeEngine, versions, dropRetractions = !rowKind, mayAdvance = mayAdvance,
-        integralKey = IntegralKey.of(mergeSchema, keyOrdinals),
+      if (sortedRunMerge) merge = new SortedRunMerge(open.toSeq, ordering, mergeEngine, versions,
+        dropRetractions = !rowKind, mayAdvance = mayAdvance, integralKey = IntegralKey.of(mergeSchema, keyOrdinals),
         runLevels = if (engine.lookupMerge) Some(section.files.map(_.level).toSeq) else None)
       true
     }

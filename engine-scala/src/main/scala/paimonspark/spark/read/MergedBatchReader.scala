@@ -6,6 +6,8 @@ import org.apache.spark.sql.execution.vectorized.{ColumnVectorUtils, ConstantCol
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.{ColumnarBatch, ColumnVector}
 
+import paimonspark.lsm.SortedRunMerge
+
 /**
  * A merge split read as columnar batches for engines whose result is one of the versions merged:
  * each batch gathers the results in place from the batches of the runs they came from. The runs'
@@ -19,11 +21,13 @@ private[read] final class MergedBatchReader(
     outputOrdinals: Seq[Int],
     mergeSchema: StructType,
     partitionSchema: StructType,
-    sectionsOf: (Int => Boolean) => MergeReaderFactory#MergedSections) extends PartitionReader[ColumnarBatch] {
+    sectionsOf: (Int => Boolean) => MergeReaderFactory#MergedSections,
+    keyColumnMerge: Option[Array[BatchRows] => SectionMerge]) extends PartitionReader[ColumnarBatch] {
 
   private val selection = new Selection(capacity)
   private var runs: Array[BatchRows] = Array.empty
   private val sections = sectionsOf(run => selection.size == 0 || !runs(run).atBatchEnd)
+  private var merge: SectionMerge = _
   private var partitionValues: InternalRow = _
   private var partitionColumns: Seq[ColumnVector] = Nil
   private var gathered: Array[GatherVector] = Array.empty
@@ -31,15 +35,11 @@ private[read] final class MergedBatchReader(
 
   override def next(): Boolean = {
     selection.size = 0
-    var full = false
-    while (!full && selection.size < capacity) {
-      val merge = sections.merge
-      if (merge != null && merge.hasNext) {
-        merge.next()
-        val run = merge.resultRun
-        if (run < 0) throw new IllegalStateException("a columnar merge read needs an engine that picks one of the versions")
-        selection.add(run, runs(run).rowId)
-      } else if (selection.size > 0 || !openNextSection()) full = true
+    var done = false
+    // A batch never spans two sections: its partition columns are constant.
+    while (!done) {
+      if (merge != null && merge.fill(selection)) done = true
+      else if (selection.size > 0 || !openNextSection()) done = true
     }
     if (selection.size == 0) false
     else {
@@ -57,6 +57,7 @@ private[read] final class MergedBatchReader(
       case rows: BatchRows => rows
       case other => throw new IllegalStateException(s"a columnar merge read got ${other.getClass.getName}, not batches")
     }
+    merge = keyColumnMerge.fold[SectionMerge](new PickedVersions(sections.merge, runs))(_(runs))
     // A section may be of another partition than the last; Spark is done with the last batch by now.
     if (sections.partitionValues ne partitionValues) {
       partitionColumns.foreach(_.close())
@@ -77,5 +78,18 @@ private[read] final class MergedBatchReader(
   override def close(): Unit = {
     sections.close()
     partitionColumns.foreach(_.close())
+  }
+}
+
+/** A section's merge by [[SortedRunMerge]], for engines whose result is one of the versions it merged. */
+private final class PickedVersions(merge: SortedRunMerge, runs: Array[BatchRows]) extends SectionMerge {
+  override def fill(selection: Selection): Boolean = {
+    while (selection.size < selection.capacity && merge.hasNext) {
+      merge.next()
+      val run = merge.resultRun
+      if (run < 0) throw new IllegalStateException("a columnar merge read needs an engine that picks one of the versions")
+      selection.add(run, runs(run).rowId)
+    }
+    selection.size == selection.capacity || merge.blocked
   }
 }

@@ -2,7 +2,6 @@ package paimonspark.spark.read
 
 import scala.collection.mutable
 
-import org.apache.commons.lang3.SerializationUtils
 import org.apache.hadoop.fs.Path
 import org.apache.spark.paths.SparkPath
 import org.apache.spark.sql.catalyst.InternalRow
@@ -20,18 +19,18 @@ import paimonspark.table.FileStoreTable
  * each file by the reader of the schema it was written with ([[SchemaReaders]]). Files open at the
  * same time need readers of their own: Spark's factory closes the reader it made last whenever it
  * makes another (its vectorized reader then returns zeroed rows), which a merge reading files in
- * step must not have. Such readers are serialized copies, because the factory cannot be constructed
- * again on executors (its SQLConf is not readable there); a copy costs more than reading a small
- * file, so a closed file's reader goes back to a pool for the next file instead of being dropped.
- * An instance is used by one task: each task deserializes its own.
+ * step must not have. Such readers are copies ([[ReaderCopies]]); a copy still costs about what
+ * opening a small file does, so a closed file's reader goes back to a pool for the next file instead
+ * of being dropped. An instance is used by one task: each task deserializes its own.
  */
 final class SparkFileReader(readers: SchemaReaders) extends DataFileReader {
   @transient private lazy val idle = mutable.HashMap.empty[Long, List[LayoutReader]]
+  @transient private lazy val copies = mutable.HashMap.empty[Long, ReaderCopies]
 
   private def acquire(schemaId: Long): LayoutReader = synchronized {
     idle.getOrElse(schemaId, Nil) match {
       case reader :: rest => idle(schemaId) = rest; reader
-      case Nil => SerializationUtils.clone(readers(schemaId))
+      case Nil => copies.getOrElseUpdate(schemaId, new ReaderCopies(readers(schemaId))).copy()
     }
   }
 
@@ -114,6 +113,12 @@ private[read] final class BatchRows(reader: PartitionReader[ColumnarBatch], file
     if (!hasNext) throw new NoSuchElementException(s"no more rows in $file")
     position += 1
     current.getRow(position - 1)
+  }
+
+  /** Moves past the current batch's rows to the next batch with rows, which `batch` then is; false at the end. */
+  def nextBatch(): Boolean = {
+    if (current != null) position = current.numRows()
+    hasNext
   }
 
   private var open = true

@@ -31,4 +31,39 @@ class PrimaryKeyScanSuite extends AnyFunSuite {
       assert(df.collect().map(r => r.getInt(0) -> r.getString(1)).sortBy(_._1).toSeq == expected)
     } finally spark.stop()
   }
+
+  test("the merge on key columns keeps the newest version across batch ends, drops deleted keys, and with ignore-delete keeps the last insert") {
+    val (spark, _) = LocalSession.start("pk-key-column-merge")
+    try {
+      // Batches of 5 rows: runs reach their batch ends at different keys, and a selection holding
+      // rows of a run at its batch end must be handed on before that run moves.
+      spark.conf.set("spark.sql.parquet.columnarReaderBatchSize", "5")
+      val random = new scala.util.Random(56)
+      val extremes = Seq(Long.MinValue, Long.MaxValue, -1L, 0L)
+      val writes = (1 to 4).map { w =>
+        val keys = (extremes ++ Seq.fill(60)(random.nextInt(200).toLong - 100)).distinct.filter(_ => random.nextInt(4) > 0)
+        val deleted = keys.filter(_ => random.nextInt(5) == 0).toSet
+        (w, keys, deleted)
+      }
+      for (ignoreDelete <- Seq(false, true)) {
+        val t = s"paimon.default.t_$ignoreDelete"
+        spark.sql(s"CREATE TABLE $t (id BIGINT, v STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', " +
+          "'write-only' = 'true')")
+        val model = scala.collection.mutable.Map.empty[Long, String]
+        writes.foreach { case (w, keys, deleted) =>
+          spark.sql(s"INSERT INTO $t VALUES " + keys.map(k => s"(${k}L, 'w$w')").mkString(", "))
+          keys.foreach(k => model(k) = s"w$w")
+          if (deleted.nonEmpty) {
+            spark.sql(s"DELETE FROM $t WHERE id IN (${deleted.map(k => s"${k}L").mkString(", ")})")
+            if (!ignoreDelete) deleted.foreach(model.remove)
+          }
+        }
+        // Set after the deletes, which a table ignoring them refuses: its reads then pass over their retractions.
+        if (ignoreDelete) spark.sql(s"ALTER TABLE $t SET TBLPROPERTIES ('ignore-delete' = 'true')")
+        val df = spark.table(t)
+        assert(df.queryExecution.executedPlan.exists(_.isInstanceOf[ColumnarToRowExec]))
+        assert(df.collect().map(r => r.getLong(0) -> r.getString(1)).sortBy(_._1).toSeq == model.toSeq.sortBy(_._1), t)
+      }
+    } finally spark.stop()
+  }
 }

@@ -1,0 +1,94 @@
+"""Where the read path's CPU goes: `make profile`, or from the repository root
+
+    .venv/bin/python bench/read_profile.py [--rows N] [--scans K]
+
+The merge-on-read case of bench/upsert_ingest.py: a write-only, 8-bucket, 10-column primary-key
+table holding a compacted preload and 4 upsert batches (5 sorted runs per bucket whose key ranges
+all overlap), and a fully compacted copy of it. Java Flight Recorder samples the Spark JVM (local[2])
+over K full scans (noop sink) of each table, one recording per table, summarized as the write
+profile is (bench/write_profile.py): by phase (merge, plain scan, Spark's conversion to rows) and by
+the work at the top of the stack. Writes bench/results/profile_read_mor.md and
+profile_read_compacted.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+from harness import timed_with_cpu  # noqa: E402
+from upsert_ingest import BUCKETS, MOR_RUNS, Sizes, batch, preload  # noqa: E402
+import write_profile  # noqa: E402
+
+# The read path's phases, ahead of the write profile's (whose compaction rules would claim a merge).
+READ_PHASES = [
+    ("merge by key (SortedRunMerge)", ["paimonspark.lsm.SortedRunMerge"]),
+    ("gathering merged rows (GatherVector)", ["paimonspark.spark.read.GatherVector"]),
+    ("walking runs' batches (BatchRows)", ["paimonspark.spark.read.BatchRows"]),
+    ("Parquet decoding", ["VectorizedParquetRecordReader", "VectorizedColumnReader", "ParquetFileReader"]),
+    ("conversion to rows and the sink", ["ColumnarToRow", "GeneratedClass", "noop", "WriteToDataSourceV2"]),
+]
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=10_000_000,
+                        help="rows ingested by upsert_ingest's batches (default 10 M: a 7 M-row MOR table)")
+    parser.add_argument("--scans", type=int, default=5, help="recorded scans of each table (default 5)")
+    args = parser.parse_args(argv)
+    from run import start_spark
+
+    work = BENCH / "work"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    spark = start_spark("6g", "-XX:FlightRecorderOptions:stackdepth=512")
+    sizes = Sizes(args.rows)
+    try:
+        first = batch(spark, sizes, 0)
+        schema = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in first.schema.fields)
+        for table in ("mor", "mor_compacted"):
+            spark.sql(f"CREATE TABLE paimon.default.{table} ({schema}) TBLPROPERTIES ('primary-key' = 'id', "
+                      f"'bucket' = '{BUCKETS}', 'write-only' = 'true')")
+            preload(spark, sizes).writeTo(f"paimon.default.{table}").append()
+            spark.sql(f"CALL paimon.sys.compact(table => 'default.{table}')").collect()
+            for b in range(MOR_RUNS - 1):
+                batch(spark, sizes, b).writeTo(f"paimon.default.{table}").append()
+        spark.sql("CALL paimon.sys.compact(table => 'default.mor_compacted')").collect()
+
+        def scan(table: str) -> None:
+            spark.table(f"paimon.default.{table}").write.format("noop").mode("overwrite").save()
+
+        for table in ("mor", "mor_compacted"):
+            scan(table)  # unrecorded: class loading and JIT of both read paths
+        pid = str(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+        rows = sizes.keys_before(MOR_RUNS - 1)
+        for table, label in (("mor", f"{MOR_RUNS} overlapping sorted runs per bucket"),
+                             ("mor_compacted", "the same rows compacted (one run per bucket)")):
+            recording = work / f"profile_read_{table}.jfr"
+            subprocess.run(["jcmd", pid, "JFR.start", f"name={table}", "settings=profile"], check=True,
+                           capture_output=True)
+            wall = cpu = 0.0
+            for _ in range(args.scans):
+                w, c = timed_with_cpu(spark, lambda: scan(table))
+                wall, cpu = wall + w, cpu + c
+            subprocess.run(["jcmd", pid, "JFR.stop", f"name={table}", f"filename={recording}"], check=True,
+                           capture_output=True)
+            out = BENCH / "results" / f"profile_read_{table.replace('mor_', '')}.md"
+            write_profile.report(
+                out, f"Where the CPU of a full scan goes: {label}",
+                f"{args.scans} full scans (noop sink) of a {BUCKETS}-bucket, 10-column primary-key table of {rows:,} "
+                f"rows, {label}: {wall / args.scans:.2f} s wall and {cpu / args.scans:.2f} CPU-s of the Spark JVM "
+                f"(local[2]) per scan, {cpu / args.scans / rows * 1e6:.3f} CPU-µs per row;", recording, READ_PHASES + write_profile.PHASES)
+    finally:
+        spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

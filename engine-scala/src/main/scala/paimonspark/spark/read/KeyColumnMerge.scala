@@ -1,0 +1,127 @@
+package paimonspark.spark.read
+
+import org.apache.spark.sql.execution.vectorized.ConstantColumnVector
+
+import paimonspark.lsm.{IntegralKey, KeyValue}
+
+/**
+ * How a section's merge fills a columnar batch: it adds the places (run, row) of merged results to
+ * the selection until the selection is full, or a run it holds rows of would have to move to its
+ * next batch (the batch must be handed on first), or the section ends (false).
+ */
+private[read] trait SectionMerge {
+  def fill(selection: Selection): Boolean
+}
+
+/**
+ * The deduplicate merge of a section's runs, done on their column batches: the key (one integral
+ * column), sequence number and kind of each run's batch are read into arrays once, and each key's
+ * newest version is found by comparing numbers, without a row per version or a call per value.
+ * A stretch of keys that only one run holds is taken in one loop. Its results are those of
+ * [[paimonspark.lsm.SortedRunMerge]] with the deduplicate engine ordered by sequence number; batch
+ * reads drop merged retractions, and with `ignoreDelete` no retraction wins.
+ */
+private[read] final class KeyColumnMerge(runs: Array[BatchRows], key: IntegralKey, ignoreDelete: Boolean)
+    extends SectionMerge {
+  private val n = runs.length
+  private val keys = new Array[Array[Long]](n)
+  private val sequences = new Array[Array[Long]](n)  // null: the batch's sequence number is `sequence`
+  private val sequence = new Array[Long](n)
+  private val kinds = new Array[Array[Byte]](n)
+  private val position = new Array[Int](n)
+  private val size = new Array[Int](n)
+  private val ended = new Array[Boolean](n)
+  // Runs holding rows of the selection being filled: they may not move to their next batch.
+  private val holding = new Array[Boolean](n)
+
+  private def load(r: Int): Unit =
+    if (!runs(r).nextBatch()) ended(r) = true
+    else {
+      val batch = runs(r).batch
+      val rows = batch.numRows()
+      val k = batch.column(key.ordinal)
+      keys(r) = if (key.wide) k.getLongs(0, rows) else k.getInts(0, rows).map(_.toLong)
+      batch.column(KeyValue.SequenceOrdinal) match {
+        case c: ConstantColumnVector => sequences(r) = null; sequence(r) = c.getLong(0)
+        case c => sequences(r) = c.getLongs(0, rows)
+      }
+      kinds(r) = batch.column(KeyValue.KindOrdinal).getBytes(0, rows)
+      position(r) = 0
+      size(r) = rows
+    }
+
+  private def sequenceAt(r: Int): Long = if (sequences(r) == null) sequence(r) else sequences(r)(position(r))
+
+  private def retraction(r: Int, row: Int): Boolean = {
+    val kind = kinds(r)(row)
+    kind == KeyValue.UpdateBefore || kind == KeyValue.Delete
+  }
+
+  override def fill(selection: Selection): Boolean = {
+    if (selection.size == 0) java.util.Arrays.fill(holding, false)
+    while (selection.size < selection.capacity) {
+      // Every run that is not at its end shows a head; a run held by the selection cannot move on.
+      var r = 0
+      while (r < n) {
+        if (!ended(r) && position(r) >= size(r)) { if (holding(r)) return true else load(r) }
+        r += 1
+      }
+      // The smallest head key, its run, and the next larger head key of the other runs.
+      var first = -1
+      var next = Long.MaxValue
+      var ties = false
+      r = 0
+      while (r < n) {
+        if (!ended(r)) {
+          val k = keys(r)(position(r))
+          if (first < 0) first = r
+          else {
+            val smallest = keys(first)(position(first))
+            if (k < smallest) { next = smallest; first = r; ties = false }
+            else if (k == smallest) ties = true
+            else if (k < next) next = k
+          }
+        }
+        r += 1
+      }
+      if (first < 0) return false
+      if (!ties) takeStretch(first, next, selection) else takeNewest(keys(first)(position(first)), selection)
+    }
+    true
+  }
+
+  /**
+   * The head of run `r`, the smallest key, and its rows after it below `bound`, the next key of any
+   * other run: each the only version of its key.
+   */
+  private def takeStretch(r: Int, bound: Long, selection: Selection): Unit = {
+    val k = keys(r)
+    var p = position(r)
+    val end = size(r)
+    while ({
+      if (!retraction(r, p)) { selection.add(r, p); holding(r) = true }
+      p += 1
+      p < end && k(p) < bound && selection.size < selection.capacity
+    }) ()
+    position(r) = p
+  }
+
+  /** The newest version of `k` among the runs' heads, and every run moved past it. */
+  private def takeNewest(k: Long, selection: Selection): Unit = {
+    var newest = -1
+    var newestRow = -1
+    var newestSequence = Long.MinValue
+    var r = 0
+    while (r < n) {
+      if (!ended(r) && keys(r)(position(r)) == k) {
+        val s = sequenceAt(r)
+        if (!(ignoreDelete && retraction(r, position(r))) && (newest < 0 || s > newestSequence)) {
+          newest = r; newestRow = position(r); newestSequence = s
+        }
+        position(r) += 1
+      }
+      r += 1
+    }
+    if (newest >= 0 && !retraction(newest, newestRow)) { selection.add(newest, newestRow); holding(newest) = true }
+  }
+}
