@@ -14,8 +14,8 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from append_scan import checksum
-from harness import Check, Comparison, compiler_cpu_seconds, timed, timed_with_cpu, warehouse_dir
-from java_writer import java_classpath, java_ingest, median_cpu_seconds
+from harness import GC_THREADS, JIT_THREADS, Check, Comparison, timed, timed_with_cpu, warehouse_dir
+from java_writer import against_java, compaction_work, java_classpath, java_ingest
 from upsert_ingest import BATCHES, BUCKETS, Sizes, cached_batches, preload, with_values
 
 NAME = "changelog"
@@ -46,56 +46,59 @@ def producer_cost(spark: SparkSession, work: Path, repeats: int, ingest_rows: in
     # Compacted, so no producer turns the preload into changelog on its first batch.
     spark.sql("CALL paimon.sys.compact(table => 'default.chg_base')").collect()
 
-    def ingest(producer: str, run: str) -> tuple[float, float, float, int, tuple]:
+    classpath = java_classpath()
+
+    def ingest(producer: str, run: str) -> tuple[float, dict, int, tuple]:
+        """Wall seconds; CPU, JIT and GC seconds and compaction per batch as JavaIngest reports them;
+        changelog rows; checksum."""
         table = f"chg_{''.join(c if c.isalnum() else '_' for c in producer)}_{run}"
         shutil.copytree(db / "chg_base", db / table)
         options = ", ".join(f"'{k}' = '{v}'" for k, v in PRODUCERS[producer].items())
         spark.sql(f"ALTER TABLE paimon.default.{table} SET TBLPROPERTIES ({options})")
-        wall = cpu = 0.0
-        jit_before = compiler_cpu_seconds(spark)
+        wall, cpu = 0.0, {"cpu_s": 0.0, "jit_cpu_s": 0.0, "gc_cpu_s": 0.0}
         for b in range(BATCHES):
-            w, c = timed_with_cpu(spark, lambda: batches[b].writeTo(f"paimon.default.{table}").append())
-            wall, cpu = wall + w, cpu + c
-        jit = max(0.0, compiler_cpu_seconds(spark) - jit_before)
+            w, c, j, g = timed_with_cpu(spark, lambda: batches[b].writeTo(f"paimon.default.{table}").append(),
+                                        JIT_THREADS, GC_THREADS)
+            wall += w
+            cpu = {"cpu_s": cpu["cpu_s"] + c, "jit_cpu_s": cpu["jit_cpu_s"] + j, "gc_cpu_s": cpu["gc_cpu_s"] + g}
+        cpu["compaction"] = compaction_work(classpath, db / table, BATCHES)
         changelog = spark.sql(f"SELECT coalesce(sum(changelog_record_count), 0) FROM "
                               f"paimon.default.`{table}$snapshots`").first()[0]
         content = checksum(spark.table(f"paimon.default.{table}").select(*batches[0].columns), batches[0].columns)
         spark.sql(f"DROP TABLE paimon.default.{table}")
-        return wall, cpu, jit, changelog, content
+        return wall, cpu, changelog, content
 
     for p in PRODUCERS:
         ingest(p, "warmup")  # JIT and first-touch costs of every producer's path, charged to nobody
     wall = {p: [] for p in PRODUCERS}
-    cpu = {p: [] for p in PRODUCERS}
-    jit = {p: [] for p in PRODUCERS}  # of the CPU, the JIT compiler threads'
+    ours: dict[str, list[dict]] = {p: [] for p in PRODUCERS}  # per run, as JavaIngest reports Java's
     changelog_rows, checksums = {}, {}
     names = list(PRODUCERS)
     for i in range(repeats):
         for p in names[i % len(names):] + names[:i % len(names)]:
-            w, c, j, n, s = ingest(p, f"r{i}")
+            w, c, n, s = ingest(p, f"r{i}")
             wall[p].append(w)
-            cpu[p].append(c)
-            jit[p].append(j)
+            ours[p].append(c)
             changelog_rows[p], checksums[p] = n, s
-            print(f"  run {i + 1}: {p:<16} {w:6.1f} s wall {c:6.1f} CPU-s ({j:.1f} JIT), changelog rows {n:,}",
-                  flush=True)
+            print(f"  run {i + 1}: {p:<16} {w:6.1f} s wall {c['cpu_s']:6.1f} CPU-s ({c['gc_cpu_s']:.1f} GC, "
+                  f"{c['jit_cpu_s']:.1f} JIT), changelog rows {n:,}", flush=True)
     if len(set(checksums.values())) != 1:
         raise AssertionError(f"the producers' tables differ after the same upserts: {checksums}")
     if any(changelog_rows[p] == 0 for p in PRODUCERS if p != "none"):
         raise AssertionError(f"a producer wrote no changelog: {changelog_rows}")
 
     # Paimon's Java writer, in a fresh JVM per run (its CPU varies by a tenth from one JVM to the next).
-    classpath = java_classpath()
     java: dict[str, list[dict]] = {p: [] for p in PRODUCERS}
     for i in range(repeats):
         for p, options in PRODUCERS.items():
             java_warehouse = work / "java"
             more = ",".join(f"{k}={v}" for k, v in options.items() if k != "changelog-producer")
             java[p].append(java_ingest(classpath, java_warehouse, options["changelog-producer"], ingest_rows,
-                                       [str(BATCHES), more] if more else []))
+                                       spark.conf.get("spark.driver.memory"), [str(BATCHES), more] if more else []))
             shutil.rmtree(java_warehouse, ignore_errors=True)
-            print(f"  run {i + 1}: java {p:<16} {java[p][-1]['wall_s']:6.1f} s wall {java[p][-1]['cpu_s']:6.1f} "
-                  f"CPU-s ({java[p][-1]['jit_cpu_s']:.1f} JIT)", flush=True)
+            r = java[p][-1]
+            print(f"  run {i + 1}: java {p:<16} {r['wall_s']:6.1f} s wall {r['cpu_s']:6.1f} CPU-s "
+                  f"({r['gc_cpu_s']:.1f} GC, {r['jit_cpu_s']:.1f} JIT)", flush=True)
 
     rows = sizes.ingested
     comparisons = [Comparison(
@@ -104,9 +107,9 @@ def producer_cost(spark: SparkSession, work: Path, repeats: int, ingest_rows: in
                     f"primary-key table with inline compaction and `changelog-producer` = `{p}`, against the same "
                     "writes with no producer; wall time, reported (the goal is on CPU, below).")
         for p in PRODUCERS if p != "none"]
-    med = {p: statistics.median(cpu[p]) for p in PRODUCERS}
+    med = {p: statistics.median(r["cpu_s"] for r in ours[p]) for p in PRODUCERS}
     # Without the JIT compilers' threads: at 2 M rows a Spark JVM still compiles for a good part of the writes.
-    settled = {p: statistics.median(c - j for c, j in zip(cpu[p], jit[p])) for p in PRODUCERS}
+    settled = {p: statistics.median(r["cpu_s"] - r["jit_cpu_s"] for r in ours[p]) for p in PRODUCERS}
     checks = [Check(
         f"CPU of the {p} producer against none", f"{med[p] / med['none']:.2f}x ({med[p]:.1f} CPU-s against "
         f"{med['none']:.1f}); {settled[p] / settled['none']:.2f}x without JIT compilation", f"<= {LOOKUP_CPU_GOAL}x",
@@ -116,22 +119,13 @@ def producer_cost(spark: SparkSession, work: Path, repeats: int, ingest_rows: in
         for p in ("lookup", "lookup, gentle")]
     for p in PRODUCERS:
         goal = LOOKUP_JAVA_GOAL if p.startswith("lookup") else 1.0
-        ours, theirs = med[p] / rows * 1e6, median_cpu_seconds(java[p]) / rows * 1e6
-        ours_settled = settled[p] / rows * 1e6
-        theirs_settled = median_cpu_seconds(java[p], without_jit=True) / rows * 1e6
-        checks.append(Check(
-            f"CPU per row, {p}: ours against Paimon's Java writer", f"{ours:.1f} against {theirs:.1f} CPU-µs per row "
-            f"({ours / theirs:.2f}x); without JIT compilation {ours_settled:.1f} against {theirs_settled:.1f} "
-            f"({ours_settled / theirs_settled:.2f}x)", f"<= {goal:.2f}x", ours <= goal * theirs,
-            "Apache Paimon 1.4.2's Java core (paimon-bundle, a separate JVM) writing the same batches (the same keys "
-            "and value formulas, recomputed in Scala) as batch commits with the same options (and, for "
-            "full-compaction, a full compaction of every bucket after each batch, as Paimon's writers do at the end "
-            "of input); CPU seconds of its JVM during the timed batches (rows generated before each batch's timing), "
-            f"median of {repeats} fresh JVMs. Ours: CPU seconds of the Spark JVM (local[2]) during the same writes. "
-            "Without JIT compilation: both less the CPU of their JVM's C1 and C2 compiler threads meanwhile."
-            + (f" Goal from the issue: <= {LOOKUP_JAVA_GOAL}x." if goal == LOOKUP_JAVA_GOAL else "")))
-    notes = {"producer_cpu_seconds": cpu, "producer_jit_cpu_seconds": jit, "producer_wall_seconds": wall,
-             "changelog_rows": changelog_rows, "java_writer": java}
+        checks.append(against_java(
+            f"CPU per row, {p}: ours against Paimon's Java writer", rows, ours[p], java[p], goal,
+            f"The timed upserts with `changelog-producer` = `{p.split(',')[0]}` (ours in local[2]) against Paimon's "
+            "Java writer with the same options (and, for full-compaction, a full compaction of every bucket after "
+            "each batch, as Paimon's writers do at the end of input).", goal == LOOKUP_JAVA_GOAL))
+    notes = {"producer_cpu": ours, "producer_wall_seconds": wall, "changelog_rows": changelog_rows,
+             "java_writer": java}
     for df in batches:
         df.unpersist()
     spark.sql("DROP TABLE paimon.default.chg_base")

@@ -87,27 +87,36 @@ def timed(spark, action) -> float:
     return time.perf_counter() - start
 
 
-def timed_with_cpu(spark, action) -> tuple[float, float]:
+def timed_with_cpu(spark, action, *threads: tuple[str, ...]) -> tuple[float, ...]:
     """Wall-clock seconds of action(), as `timed`, and the CPU seconds the Spark JVM spent meanwhile
     (user and system, all threads; Linux only). In local mode that JVM does all the work, so CPU
-    seconds over cores is the shortest wall time any scheduling of the same work could reach."""
+    seconds over cores is the shortest wall time any scheduling of the same work could reach. Then, for
+    each of `threads` (JIT_THREADS, GC_THREADS), what the JVM's threads so named spent of that CPU."""
     pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
     _collect_garbage(spark)
+    threads_before = [_threads_cpu_seconds(pid, names) for names in threads]
     cpu_before, start = _process_cpu_seconds(pid), time.perf_counter()
     action()
-    return time.perf_counter() - start, _process_cpu_seconds(pid) - cpu_before
+    wall, cpu = time.perf_counter() - start, _process_cpu_seconds(pid) - cpu_before
+    return wall, cpu, *(_threads_cpu_seconds(pid, names) - b for names, b in zip(threads, threads_before))
 
 
-def compiler_cpu_seconds(spark) -> float:
-    """CPU seconds the Spark JVM's JIT compiler threads (C1, C2) have used so far (Linux only).
-    JavaIngest reports the same of its JVM, so both sides can be compared with and without them."""
-    pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
+# The GC logs of the benches' JVMs (-Xlog:gc), kept after a run deletes bench/work; git-ignored.
+GC_LOGS = Path(__file__).resolve().parent / "logs"
+# Threads by the names Linux gives them (15 characters at most): HotSpot's JIT compilers, and G1's
+# (its parallel "GC Thread#n" workers and its "G1 Conc#n", "G1 Refine#n", "G1 Main Marker" and "G1 Service").
+# JavaIngest (bench/java_writer.py) reads the same of its JVM, so both sides are compared with and without them.
+JIT_THREADS = ("C1 CompilerThre", "C2 CompilerThre")
+GC_THREADS = ("GC Thread", "G1 ")
+
+
+def _threads_cpu_seconds(pid: int, names: tuple[str, ...]) -> float:
     total = 0.0
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
-            if (task / "comm").read_text().startswith(("C1 CompilerThre", "C2 CompilerThre")):
+            if (task / "comm").read_text().startswith(names):
                 total += _cpu_seconds(task / "stat")
-        except FileNotFoundError:  # a compiler thread the JVM stopped meanwhile
+        except (FileNotFoundError, ProcessLookupError):  # a thread that ended meanwhile (compiler threads come and go)
             pass
     return total
 

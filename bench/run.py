@@ -62,11 +62,14 @@ def start_spark(driver_memory: str, java_options: str = ""):
 
     from paimon_spark import configure_spark_with_paimon
 
+    harness.GC_LOGS.mkdir(exist_ok=True)  # the JVM refuses to start if it cannot open its GC log
     builder = (SparkSession.builder.master("local[2]").appName("paimon-spark-bench")
                # The heap size only takes effect when set before the JVM starts, i.e. here.
                .config("spark.driver.memory", driver_memory)
                # A heap fixed at full size from the start: a growing heap makes early runs slower.
-               .config("spark.driver.extraJavaOptions", f"-Xms{driver_memory} {java_options}".strip())
+               # Paimon's Java writer gets the same heap and GC log (java_writer.java_ingest).
+               .config("spark.driver.extraJavaOptions",
+                       f"-Xms{driver_memory} -Xlog:gc:file={harness.GC_LOGS / 'spark_gc.log'} {java_options}".strip())
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.log.level", "ERROR"))

@@ -21,8 +21,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from append_scan import checksum, dir_bytes
-from harness import Check, Comparison, compiler_cpu_seconds, timed, timed_with_cpu, warehouse_dir
-from java_writer import BATCHES, BUCKETS, java_classpath, java_ingest, median_cpu_seconds
+from harness import GC_THREADS, JIT_THREADS, Check, Comparison, timed, timed_with_cpu, warehouse_dir
+from java_writer import BATCHES, BUCKETS, against_java, compaction_work, java_classpath, java_ingest
 
 NAME = "upsert_ingest"
 TITLE = "Upsert ingest, merge-on-read scan and point lookup: paimon primary-key table vs Parquet"
@@ -296,7 +296,12 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
 
     seconds: dict[str, list[float]] = {system: [] for system in systems}
     cpu_seconds: dict[str, list[float]] = {system: [] for system in systems}
-    jit_seconds: dict[str, list[float]] = {system: [] for system in systems}  # of those, the JIT compilers'
+    # Of those, the JIT compilers' and the garbage collector's threads'.
+    jit_seconds: dict[str, list[float]] = {system: [] for system in systems}
+    gc_seconds: dict[str, list[float]] = {system: [] for system in systems}
+    # What compaction did in each batch of each run of ours, read as Paimon's Java writer's is (java_writer).
+    compaction: dict[str, list[list[dict]]] = {system: [] for system in systems if system.startswith("paimon")}
+    classpath = java_classpath()
     deferred_compaction: list[float] = []
     batch_seconds: dict[str, list[float]] = {}
     batch_cpu_seconds: dict[str, list[float]] = {}
@@ -307,22 +312,26 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
         for system in order:
             target = systems[system](i)
             prepare(system, target)
-            per_batch, per_batch_cpu = [], []
-            jit_before = compiler_cpu_seconds(spark)
+            per_batch, per_batch_cpu, jit, gc = [], [], 0.0, 0.0
             for b in range(BATCHES):
-                wall, cpu = timed_with_cpu(spark, lambda: write(system, target, b))
+                wall, cpu, batch_jit, batch_gc = timed_with_cpu(spark, lambda: write(system, target, b),
+                                                                JIT_THREADS, GC_THREADS)
                 per_batch.append(wall)
                 per_batch_cpu.append(cpu)
+                jit, gc = jit + batch_jit, gc + batch_gc
                 if system == "parquet rewrite":
                     shutil.rmtree(target / f"v{b}")  # superseded, untimed: a vacuum would delete it later
             seconds[system].append(sum(per_batch))
             cpu_seconds[system].append(sum(per_batch_cpu))
-            # Between the batches only bookkeeping runs; the compilers' CPU over the whole series is theirs.
-            jit_seconds[system].append(max(0.0, compiler_cpu_seconds(spark) - jit_before))
+            jit_seconds[system].append(jit)
+            gc_seconds[system].append(gc)
             batch_seconds[system] = [round(s, 2) for s in per_batch]
             batch_cpu_seconds[system] = [round(s, 2) for s in per_batch_cpu]
             print(f"  run {i + 1}: {system:<21} ingest {seconds[system][-1]:7.2f}s "
-                  f"({sizes.ingested / seconds[system][-1]:,.0f} rows/s)", flush=True)
+                  f"({sizes.ingested / seconds[system][-1]:,.0f} rows/s) {cpu_seconds[system][-1]:6.1f} CPU-s "
+                  f"({gc:.1f} GC, {jit:.1f} JIT)", flush=True)
+            if system in compaction:  # before the write-only table's deferred compaction below
+                compaction[system].append(compaction_work(classpath, db / target, BATCHES))
             if system == "paimon write-only":
                 # Outside the ingest time: what the deferred compaction costs when it finally runs.
                 deferred_compaction.append(timed(spark, lambda: compact(target)))
@@ -330,18 +339,19 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
                 discard(system, kept[system])
             kept[system] = target
 
-    # Apache Paimon's Java writer on the same workload, in a fresh JVM of its own, as many times per
-    # configuration as ours ran: its CPU seconds over the timed batches (rows are generated before each
-    # batch's timing), which vary by a tenth from one JVM to the next.
-    classpath = java_classpath()
+    # Apache Paimon's Java writer on the same workload, in a fresh JVM of its own with the Spark JVM's heap,
+    # as many times per configuration as ours ran: its CPU seconds over the timed batches (each batch's rows
+    # are built before its timing), which vary by a tenth from one JVM to the next.
     java: dict[str, list[dict]] = {"default": [], "write-only": []}
     for i in range(repeats):
         for label, extra in (("default", []), ("write-only", [str(BATCHES), "write-only=true"])):
             java_warehouse = work / f"java_{label}"
-            java[label].append(java_ingest(classpath, java_warehouse, "none", rows, extra))
+            java[label].append(java_ingest(classpath, java_warehouse, "none", rows,
+                                           spark.conf.get("spark.driver.memory"), extra))
             shutil.rmtree(java_warehouse, ignore_errors=True)
-            print(f"  run {i + 1}: java {label:<10} {java[label][-1]['wall_s']:6.1f} s wall "
-                  f"{java[label][-1]['cpu_s']:6.1f} CPU-s", flush=True)
+            r = java[label][-1]
+            print(f"  run {i + 1}: java {label:<10} {r['wall_s']:6.1f} s wall {r['cpu_s']:6.1f} CPU-s "
+                  f"({r['gc_cpu_s']:.1f} GC, {r['jit_cpu_s']:.1f} JIT)", flush=True)
 
     # Untimed checks that the upserts did what MERGE INTO does: a fast but wrong engine must not pass.
     ingested, rewritten = kept["paimon upsert"], kept["parquet rewrite"] / f"v{BATCHES}"
@@ -480,30 +490,13 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     def cpu_of(system: str) -> float:
         return statistics.median(cpu_seconds[system])
 
-    def against_java(system: str, label: str, goal: Optional[float], without_jit: bool = False) -> Check:
-        ours = (statistics.median(c - j for c, j in zip(cpu_seconds[system], jit_seconds[system]))
-                if without_jit else cpu_of(system))
-        theirs = median_cpu_seconds(java[label], without_jit)
-        ours, theirs = ours / sizes.ingested * 1e6, theirs / sizes.ingested * 1e6
-        return Check(
-            name=f"CPU per row, {label} ingest: ours against Paimon's Java writer"
-                 f"{', JIT compilers excluded' if without_jit else ''}",
-            measured=f"{ours:.2f} against {theirs:.2f} CPU-µs per row ({ours / theirs:.2f}x)",
-            goal="reported" if goal is None else f"<= {goal:.2f}x", passed=goal is None or ours / theirs <= goal,
-            description=f"Apache Paimon 1.4.2's Java core (paimon-bundle, a JVM of its own, bench/java_writer.py) "
-                        f"writing the same batches (the same keys and values) into the same table, preloaded "
-                        f"and compacted the same way, as one batch commit each"
-                        f"{', with write-only set after the preload' if label == 'write-only' else ', default options'}; "
-                        f"CPU seconds of its JVM over the timed batches, median of {repeats} fresh JVMs. Ours: "
-                        f"CPU seconds of the Spark JVM (local[{cores}]) over the same writes, median of the runs; "
-                        f"it includes reading the cached batches and shuffling them into buckets, which the Java "
-                        f"writer, handed rows in memory, does not do."
-                        + (" Both without the CPU of their JVM's JIT compiler threads (C1, C2; /proc) over the "
-                           "same batches: the writers' own work once compiled, as a long-running job sees it. A "
-                           "Spark JVM keeps compiling long after its first writes (its planner, scheduler and "
-                           "shuffle code runs per statement and task, and reaches C2's thresholds late)."
-                           if without_jit else "")
-                        + (f" Goal from the issue: <= {goal:.2f}x." if goal else ""))
+    def java_check(system: str, label: str, goal: Optional[float]) -> Check:
+        ours = [{"cpu_s": c, "jit_cpu_s": j, "gc_cpu_s": g, "compaction": w} for c, j, g, w in
+                zip(cpu_seconds[system], jit_seconds[system], gc_seconds[system], compaction[system])]
+        return against_java(
+            f"CPU per row, {label} ingest: ours against Paimon's Java writer", sizes.ingested, ours, java[label],
+            goal, f"The timed upserts{' with write-only set after the preload' if label == 'write-only' else ''} "
+                  f"(ours in local[{cores}]) against Paimon's Java writer doing the same.", goal is not None)
 
     def against_parquet(system: str, baseline: str, goal: Optional[float], description: str) -> Check:
         ratio = cpu_of(system) / cpu_of(baseline)
@@ -514,9 +507,8 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
             description=description)
 
     cpu_checks = [
-        against_java("paimon upsert", "default", 0.6),
-        against_java("paimon upsert", "default", None, without_jit=True),
-        against_java("paimon write-only", "write-only", None),
+        java_check("paimon upsert", "default", 0.6),
+        java_check("paimon write-only", "write-only", None),
         against_parquet("paimon write-only", "parquet append", 1.3,
                         "CPU seconds of the write-only ingest over those of the plain Parquet append of the same "
                         "batches (medians of the runs). Goal from the issue: <= 1.3x."),
@@ -581,6 +573,8 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
         "batch_cpu_seconds_last_run": batch_cpu_seconds,
         "ingest_cpu_seconds": {k: [round(c, 1) for c in v] for k, v in cpu_seconds.items()},
         "ingest_jit_cpu_seconds": {k: [round(c, 1) for c in v] for k, v in jit_seconds.items()},
+        "ingest_gc_cpu_seconds": {k: [round(c, 1) for c in v] for k, v in gc_seconds.items()},
+        "compaction": compaction,
         "deferred_full_compaction_seconds": [round(t, 2) for t in deferred_compaction],
         "lookup_after_ingest": ingested_facts,
         "lookup_mor": mor_facts,

@@ -50,8 +50,9 @@ PHASES = [
                                        "org.apache.paimon.sort."]),
     ("commit and planning", ["org.apache.paimon.operation.FileStoreCommitImpl"]),
 ]
-# The Java writer's recording also samples the generation of each batch's rows, which is not timed.
-UNTIMED = ["paimonspark.bench.JavaIngest$.row", "scala.collection.mutable.ArrayBuffer$.tabulate"]
+# The Java writer's recording also samples the building of each batch's rows, which is not timed.
+UNTIMED = ["paimonspark.bench.JavaIngest$PackedRows.<init>"]
+HEAP = "6g"  # both JVMs' heap, fixed (bench/run.py's default driver heap)
 # Work: the first rule (in this order) that some frame near the top of the stack matches.
 TOP_FRAMES = 12
 WORK = [
@@ -152,7 +153,7 @@ def profile_java(args: argparse.Namespace) -> int:
     work.mkdir(parents=True)
     recording = work / f"profile_java_{args.mode}.jfr"
     extra = [str(BATCHES), "write-only=true"] if args.mode == "write-only" else []
-    result = java_ingest(java_classpath(), work / "java", "none", args.rows, extra,
+    result = java_ingest(java_classpath(), work / "java", "none", args.rows, HEAP, extra,
                          ["-XX:FlightRecorderOptions:stackdepth=512", f"-Dpaimonspark.bench.jfr={recording}"])
     sizes = Sizes(args.rows)
     report(BENCH / "results" / f"{args.out or 'profile_java_' + args.mode.replace('-', '_')}.md",
@@ -180,7 +181,7 @@ def main(argv: list[str]) -> int:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     # Deep stacks: JFR keeps 64 frames by default, which cuts off the outer frames that tell the phase.
-    spark = start_spark("6g", f"-XX:FlightRecorderOptions:stackdepth=512 {args.java_options}")
+    spark = start_spark(HEAP, f"-XX:FlightRecorderOptions:stackdepth=512 {args.java_options}")
     try:
         sizes = Sizes(args.rows)
         batches = cached_batches(spark, sizes, BATCHES)

@@ -6,37 +6,43 @@ import java.nio.file.Files
 import java.security.MessageDigest
 import java.time.LocalDate
 
-import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
 import scala.util.Try
 
 import org.apache.paimon.catalog.{CatalogContext, CatalogFactory, Identifier}
-import org.apache.paimon.data.{BinaryRow, BinaryString, Decimal, GenericRow, Timestamp}
+import org.apache.paimon.data.{BinaryRow, BinaryString, Decimal, GenericRow, InternalRow, Timestamp}
+import org.apache.paimon.data.serializer.InternalRowSerializer
 import org.apache.paimon.disk.IOManager
+import org.apache.paimon.memory.MemorySegment
 import org.apache.paimon.options.Options
 import org.apache.paimon.schema.{Schema, SchemaChange}
 import org.apache.paimon.table.FileStoreTable
-import org.apache.paimon.types.DataTypes
+import org.apache.paimon.types.{DataTypes, RowType}
 import org.apache.spark.sql.catalyst.expressions.XXH64
 
 /**
- * The upsert-ingest workload of `bench/changelog.py`, written by Apache Paimon's Java core (the
- * reference implementation) instead of our engine: the same table shape, keys and value formulas
- * (bench/upsert_ingest.py, recomputed here), the same batches, one batch commit each. Prints one
- * JSON line with the CPU seconds of this JVM over the timed batches (rows are generated before each
- * batch's timing starts) and of its JIT compiler threads meanwhile, after an untimed warm-up of the
- * same workload at a tenth of the size into a table of its own. The preload is compacted fully
- * before the timed batches; with `full-compaction` every batch ends with a full compaction of every bucket, as Paimon's writers do
- * at the end of input. Optionally only the first LIMIT batches are written, into a table with more
- * OPTIONS (`k=v,k=v`, such as `deletion-vectors.enabled=true`, which names the table `java_dv_<producer>`).
- * `write-only=true` is set after the preload's compaction, which a write-only writer refuses.
- * With `-Dpaimonspark.bench.jfr=FILE`, Java Flight Recorder (`profile` settings) samples the batches
- * into FILE (bench/write_profile.py --java, which drops the samples of generating their rows).
+ * The upsert-ingest workload of `bench/upsert_ingest.py`, written by Apache Paimon's Java core (the
+ * reference implementation) instead of our engine: the same table shape and column types, keys and value
+ * formulas (recomputed here), the same batches, one batch commit each. Prints one JSON line with the CPU
+ * seconds of this JVM over the timed batches, and of its JIT compiler threads and its garbage collector's
+ * threads meanwhile, and what compaction did in each batch (CompactionWork), after an untimed warm-up of
+ * the same workload at a tenth of the size into a table of its own. Each batch's rows are built before its
+ * timing starts, packed into one array (PackedRows). The preload is compacted fully before the timed
+ * batches; with `full-compaction` every batch ends with a full compaction of every bucket, as Paimon's
+ * writers do at the end of input. Optionally only the first LIMIT batches are written, into a table with
+ * more OPTIONS (`k=v,k=v`, such as `deletion-vectors.enabled=true`, which names the table
+ * `java_dv_<producer>`). `write-only=true` is set after the preload's compaction, which a write-only
+ * writer refuses. With `-Dpaimonspark.bench.jfr=FILE`, Java Flight Recorder (`profile` settings) samples
+ * the batches into FILE (bench/write_profile.py --java, which drops the samples of building their rows).
+ * bench/java_writer.py starts this JVM with the heap of the Spark JVM it is compared with.
  *
  * usage: JavaIngest WAREHOUSE PRODUCER ROWS BATCHES BUCKETS [LIMIT [OPTIONS]]
  */
 object JavaIngest {
   private val Stride = 2654435761L
+  /** Threads by the name Linux gives them (15 characters at most): HotSpot's JIT compilers, and G1's. */
+  private val JitThreads = Seq("C1 CompilerThre", "C2 CompilerThre")
+  private val GcThreads = Seq("GC Thread", "G1 ")
 
   def main(args: Array[String]): Unit = {
     val Array(warehouse, producer, rowsText, batchesText, bucketsText) = args.take(5)
@@ -50,20 +56,24 @@ object JavaIngest {
     catalog.createDatabase("default", true)
     val dv = extra.contains("deletion-vectors.enabled" -> "true")
     val name = s"java_${if (dv) "dv_" else ""}$producer".replace('-', '_')
+    // Spark's TIMESTAMP, ours' `ts`, is Paimon's TIMESTAMP_WITH_LOCAL_TIME_ZONE(6).
     val schema = Schema.newBuilder()
       .column("id", DataTypes.BIGINT().notNull()).column("version", DataTypes.INT()).column("qty", DataTypes.INT())
       .column("price", DataTypes.DOUBLE()).column("score", DataTypes.DOUBLE()).column("customer", DataTypes.STRING())
-      .column("note", DataTypes.STRING()).column("day", DataTypes.DATE()).column("ts", DataTypes.TIMESTAMP(6))
-      .column("amount", DataTypes.DECIMAL(12, 2)).primaryKey("id")
+      .column("note", DataTypes.STRING()).column("day", DataTypes.DATE())
+      .column("ts", DataTypes.TIMESTAMP_WITH_LOCAL_TIME_ZONE(6)).column("amount", DataTypes.DECIMAL(12, 2))
+      .primaryKey("id")
       .option("bucket", buckets.toString).option("changelog-producer", producer).options(extra.toMap.asJava).build()
+    val rowType = RowType.of(schema.fields().asScala.map(_.`type`()).toSeq: _*)
     val io = IOManager.create(Files.createTempDirectory("java-ingest").toString)
     val bean = ManagementFactory.getOperatingSystemMXBean.asInstanceOf[com.sun.management.OperatingSystemMXBean]
 
     /**
-     * Writes the workload of `rows` into a new table; returns its CPU and wall nanoseconds, the CPU
-     * seconds of the JIT compilers meanwhile, and its rows on disk.
+     * Writes the workload of `rows` into a new table; returns it, its CPU and wall nanoseconds, and the CPU
+     * seconds of the JIT compilers and of the garbage collector meanwhile.
      */
-    def ingest(id: Identifier, rows: Long, recording: Option[jdk.jfr.Recording]): (Long, Long, Double, Long) = {
+    def ingest(id: Identifier, rows: Long, recording: Option[jdk.jfr.Recording]
+              ): (FileStoreTable, Long, Long, Double, Double) = {
       val batch = rows / batches
       val updates = batch / 2
       val fresh = batch - updates
@@ -71,7 +81,7 @@ object JavaIngest {
       catalog.createTable(id, schema, false)
       def table = catalog.getTable(id).asInstanceOf[FileStoreTable]
 
-      def commit(rowsOf: ArrayBuffer[GenericRow], compactAll: Boolean): Unit = {
+      def commit(rowsOf: Iterator[InternalRow], compactAll: Boolean): Unit = {
         val builder = table.newBatchWriteBuilder()
         val write = builder.newWrite().withIOManager(io)
         val commit = builder.newCommit()
@@ -82,27 +92,30 @@ object JavaIngest {
         } finally { write.close(); commit.close() }
       }
 
-      // Compacted, so no producer turns the preload into changelog on its first batch.
-      commit(ArrayBuffer.tabulate(preload.toInt)(i => row(i.toLong, 0)), compactAll = true)
+      // Compacted, so no producer turns the preload into changelog on its first batch. Untimed: its rows
+      // are made as they are written.
+      commit(Iterator.range(0, preload.toInt).map(i => row(i.toLong, 0)), compactAll = true)
       later.foreach { case (k, v) => catalog.alterTable(id, SchemaChange.setOption(k, v), false) }
-      var (cpu, wall, jit) = (0L, 0L, 0.0)
+      var (cpu, wall, jit, gc) = (0L, 0L, 0.0, 0.0)
       (0 until limit).foreach { b =>
         val existing = preload + b * fresh
         val offset = (b + 1).toLong * 7919L * 104729L % existing
-        val rowsOfBatch = ArrayBuffer.tabulate(batch.toInt) { i =>
+        val rowsOfBatch = new PackedRows(rowType, batch.toInt, { i =>
           val key = if (i < updates) (i * Stride + offset) % existing else existing + i - updates
           row(key, b + 1)
-        }
-        System.gc()
+        })
+        // No System.gc() before a batch: it had G1 shrink the heap and grow it again inside the timing.
+        // The writes' garbage is collected inside them, by the GC threads whose CPU is reported apart.
         if (b == 0) recording.foreach(_.start())
-        val (c0, w0, j0) = (bean.getProcessCpuTime, System.nanoTime(), compilerCpuSeconds())
-        commit(rowsOfBatch, compactAll = producer == "full-compaction")
+        val (c0, w0, j0, g0) = (bean.getProcessCpuTime, System.nanoTime(), threadCpu(JitThreads), threadCpu(GcThreads))
+        commit(rowsOfBatch.rows, compactAll = producer == "full-compaction")
         cpu += bean.getProcessCpuTime - c0
-        jit += compilerCpuSeconds() - j0
+        jit += threadCpu(JitThreads) - j0
+        gc += threadCpu(GcThreads) - g0
         wall += System.nanoTime() - w0
       }
       recording.foreach { r => r.stop(); r.close() } // stop writes the destination file
-      (cpu, wall, jit, table.newReadBuilder().newScan().plan().splits().asScala.map(_.rowCount()).sum)
+      (table, cpu, wall, jit, gc)
     }
 
     // Untimed: the same workload at a tenth of the size first, so that the JIT has compiled the
@@ -113,20 +126,48 @@ object JavaIngest {
       r.setDestination(java.nio.file.Paths.get(file))
       r
     }
-    val (cpu, wall, jit, count) = ingest(Identifier.create("default", name), rows, recording)
+    val (table, cpu, wall, jit, gc) = ingest(Identifier.create("default", name), rows, recording)
+    val count = table.newReadBuilder().newScan().plan().splits().asScala.map(_.rowCount()).sum
     println(s"""{"producer": "$producer", "rows": ${limit * (rows / batches)}, "cpu_s": ${cpu / 1e9}, """ +
-      s""""wall_s": ${wall / 1e9}, "jit_cpu_s": $jit, "physical_rows": $count}""")
+      s""""wall_s": ${wall / 1e9}, "jit_cpu_s": $jit, "gc_cpu_s": $gc, "physical_rows": $count, """ +
+      s""""compaction": ${CompactionWork.json(CompactionWork.of(table, limit))}}""")
     io.close()
     catalog.close()
   }
 
   /**
-   * CPU seconds this JVM's JIT compiler threads have used so far, as bench/harness.py's
-   * `compiler_cpu_seconds` reads them of the Spark JVM (Linux: /proc/self/task, 100 ticks a second).
+   * A batch's rows, built before its timing starts and serialized one after another into one array: two
+   * objects to the garbage collector instead of about a dozen per row, so the young collections inside the
+   * timed writes do not copy a million live rows over and over (ours reads its batches from Spark's cache,
+   * a few large arrays per column, too). The writer gets each row as one BinaryRow moved along the array,
+   * which is never written again: whatever the writer keeps of a row stays valid.
    */
-  private def compilerCpuSeconds(): Double =
+  private final class PackedRows(rowType: RowType, count: Int, row: Int => GenericRow) {
+    private val ends = new Array[Int](count)
+    private val bytes = {
+      val serializer = new InternalRowSerializer(rowType)
+      val out = new java.io.ByteArrayOutputStream()
+      (0 until count).foreach { i => out.write(serializer.toBinaryRow(row(i)).toBytes); ends(i) = out.size() }
+      out.toByteArray
+    }
+
+    def rows: Iterator[InternalRow] = {
+      val (segment, reused) = (MemorySegment.wrap(bytes), new BinaryRow(rowType.getFieldCount))
+      ends.indices.iterator.map { i =>
+        val start = if (i == 0) 0 else ends(i - 1)
+        reused.pointTo(segment, start, ends(i) - start)
+        reused
+      }
+    }
+  }
+
+  /**
+   * CPU seconds this JVM's threads whose names start with one of `names` have used so far, as bench/harness.py's
+   * `timed_with_cpu` reads them of the Spark JVM (Linux: /proc/self/task, 100 ticks a second).
+   */
+  private def threadCpu(names: Seq[String]): Double =
     Option(new java.io.File("/proc/self/task").listFiles()).toSeq.flatten.map(_.toPath).map { task =>
-      Try(Files.readString(task.resolve("comm"))).filter(n => n.startsWith("C1 Compiler") || n.startsWith("C2 Compiler"))
+      Try(Files.readString(task.resolve("comm"))).filter(n => names.exists(n.startsWith))
         .flatMap(_ => Try(Files.readString(task.resolve("stat")).split("\\) ", 2)(1).split(" ")))
         .map(f => (f(11).toLong + f(12).toLong) / 100.0).getOrElse(0.0)
     }.sum
