@@ -124,7 +124,7 @@ object JavaIngest {
    * CPU seconds this JVM's JIT compiler threads have used so far, as bench/harness.py's
    * `compiler_cpu_seconds` reads them of the Spark JVM (Linux: /proc/self/task, 100 ticks a second).
    */
-  private def compilerCpuSeconds(): Double =
+  private[bench] def compilerCpuSeconds(): Double =
     Option(new java.io.File("/proc/self/task").listFiles()).toSeq.flatten.map(_.toPath).map { task =>
       Try(Files.readString(task.resolve("comm"))).filter(n => n.startsWith("C1 Compiler") || n.startsWith("C2 Compiler"))
         .flatMap(_ => Try(Files.readString(task.resolve("stat")).split("\\) ", 2)(1).split(" ")))
