@@ -33,6 +33,7 @@ import iceberg_metadata  # noqa: E402
 import metadata_scaling  # noqa: E402
 import object_store  # noqa: E402
 import python_api  # noqa: E402
+import read_anchor  # noqa: E402
 import scan_packing  # noqa: E402
 import storage  # noqa: E402
 import upsert_ingest  # noqa: E402
@@ -40,7 +41,7 @@ import upsert_ingest  # noqa: E402
 WORKLOADS = {module.NAME: module for module in (append_scan, upsert_ingest, metadata_scaling, changelog, dml, python_api,
                                                     scan_packing, object_store, catalogs, file_formats,
                                                     deletion_vectors, bucketed_join, cross_partition, iceberg_metadata,
-                                                    storage)}
+                                                    storage, read_anchor)}
 DEFAULT_ROWS, QUICK_ROWS = 10_000_000, 1_000_000
 
 

@@ -41,7 +41,7 @@ import org.apache.spark.sql.catalyst.expressions.XXH64
 object JavaIngest {
   private val Stride = 2654435761L
   /** Threads by the name Linux gives them (15 characters at most): HotSpot's JIT compilers, and G1's. */
-  private val JitThreads = Seq("C1 CompilerThre", "C2 CompilerThre")
+  private[bench] val JitThreads = Seq("C1 CompilerThre", "C2 CompilerThre")
   private val GcThreads = Seq("GC Thread", "G1 ")
 
   def main(args: Array[String]): Unit = {
@@ -165,7 +165,7 @@ object JavaIngest {
    * CPU seconds this JVM's threads whose names start with one of `names` have used so far, as bench/harness.py's
    * `timed_with_cpu` reads them of the Spark JVM (Linux: /proc/self/task, 100 ticks a second).
    */
-  private def threadCpu(names: Seq[String]): Double =
+  private[bench] def threadCpu(names: Seq[String]): Double =
     Option(new java.io.File("/proc/self/task").listFiles()).toSeq.flatten.map(_.toPath).map { task =>
       Try(Files.readString(task.resolve("comm"))).filter(n => names.exists(n.startsWith))
         .flatMap(_ => Try(Files.readString(task.resolve("stat")).split("\\) ", 2)(1).split(" ")))
