@@ -19,7 +19,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from harness import Check, Comparison, compiler_cpu_seconds, timed_with_cpu, warehouse_dir
+from harness import JIT_THREADS, Check, Comparison, timed_with_cpu, warehouse_dir
 from java_writer import BUCKETS, java_classpath
 from upsert_ingest import MOR_RUNS, Sizes, cached_batches, preload, sorted_runs, with_values
 
@@ -106,10 +106,8 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
         """One scan of ours, as JavaRead reports one: every value of every column is read (a max of
         each), since a noop sink leaves the vectorized reader's dictionary-encoded strings undecoded."""
         got = []
-        jit = compiler_cpu_seconds(spark)
-        wall, cpu = timed_with_cpu(spark, lambda: got.append(query(name).agg(
-            F.count(F.lit(1)), F.sum("id"), *[F.max(c) for c in columns if c != "id"]).first()))
-        jit = compiler_cpu_seconds(spark) - jit
+        wall, cpu, jit = timed_with_cpu(spark, lambda: got.append(query(name).agg(
+            F.count(F.lit(1)), F.sum("id"), *[F.max(c) for c in columns if c != "id"]).first()), JIT_THREADS)
         noop_wall, noop_cpu = timed_with_cpu(spark, lambda: query(name).write.format("noop").mode("overwrite").save())
         return {"rows": got[0][0], "id_sum": got[0][1] or 0, "cpu_s": [cpu], "wall_s": [wall], "jit_cpu_s": [jit],
                 "noop_cpu_s": [noop_cpu], "noop_wall_s": [noop_wall]}
