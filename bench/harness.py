@@ -12,6 +12,7 @@ import gc
 import json
 import os
 import platform
+import shutil
 import statistics
 import textwrap
 import time
@@ -135,6 +136,13 @@ def _cpu_seconds(stat: Path) -> float:
     # stime in clock ticks.
     fields = stat.read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def copy_table(spark, source: str, target: str) -> None:
+    """Copies table `source` of the `paimon` catalog's default database to `target`. A Paimon table's
+    files name each other relative to its directory, so the copy is the same table under a new name."""
+    db = warehouse_dir(spark) / "default.db"
+    shutil.copytree(db / source, db / target)
 
 
 def machine_info(spark, extra: dict | None = None) -> dict:

@@ -9,7 +9,6 @@ read in one thread of a process of their own, started anew in each run.
 from __future__ import annotations
 
 import json
-import shutil
 import statistics
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from harness import JIT_THREADS, Check, Comparison, timed_with_cpu, warehouse_dir
+from harness import JIT_THREADS, Check, Comparison, copy_table, timed_with_cpu, warehouse_dir
 from java_writer import BUCKETS, java_classpath
 from upsert_ingest import MOR_RUNS, Sizes, cached_batches, preload, sorted_runs, with_values
 
@@ -42,27 +41,22 @@ SCANS = {  # name: (label, table, whether filtered to id < a tenth of the keys)
 
 def build_tables(spark: SparkSession, sizes: Sizes) -> dict:
     """The scanned tables, and facts about them for the report."""
-    db = warehouse_dir(spark) / "default.db"
     batches = cached_batches(spark, sizes, MOR_RUNS - 1)
     schema_sql = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in batches[0].schema.fields)
     props = f"'primary-key' = 'id', 'bucket' = '{BUCKETS}'"
-
-    def copy(source: str, target: str) -> None:
-        # A Paimon table's files name each other relative to its directory: a copy is the same table.
-        shutil.copytree(db / source, db / target)
 
     # As upsert_ingest's "MOR scan 5 runs" table: the preload compacted, then one run per bucket and batch.
     spark.sql(f"CREATE TABLE paimon.default.ra_mor ({schema_sql}) TBLPROPERTIES ({props}, 'write-only' = 'true')")
     preload(spark, sizes).writeTo("paimon.default.ra_mor").append()
     spark.sql("CALL paimon.sys.compact(table => 'default.ra_mor')").collect()
     # The same batches upserted with deletion vectors: each write compacted above level 0, replaced rows marked.
-    copy("ra_mor", "ra_dv")
+    copy_table(spark, "ra_mor", "ra_dv")
     spark.sql("ALTER TABLE paimon.default.ra_dv SET TBLPROPERTIES ('write-only' = 'false', "
               "'deletion-vectors.modifiable' = 'true', 'deletion-vectors.enabled' = 'true')")
     for df in batches:
         df.writeTo("paimon.default.ra_mor").append()
         df.writeTo("paimon.default.ra_dv").append()
-    copy("ra_mor", "ra_compacted")
+    copy_table(spark, "ra_mor", "ra_compacted")
     spark.sql("CALL paimon.sys.compact(table => 'default.ra_compacted')").collect()
     keys = sizes.keys_before(MOR_RUNS - 1)
     spark.sql(f"CREATE TABLE paimon.default.ra_append ({schema_sql})")

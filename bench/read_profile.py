@@ -22,7 +22,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from harness import timed_with_cpu  # noqa: E402
+from harness import copy_table, timed_with_cpu  # noqa: E402
 from upsert_ingest import BUCKETS, MOR_RUNS, Sizes, batch, preload  # noqa: E402
 import write_profile  # noqa: E402
 
@@ -47,18 +47,18 @@ def main(argv: list[str]) -> int:
     work = BENCH / "work"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    spark = start_spark("6g", "-XX:FlightRecorderOptions:stackdepth=512")
+    spark = start_spark(write_profile.HEAP, "-XX:FlightRecorderOptions:stackdepth=512")
     sizes = Sizes(args.rows)
     try:
         first = batch(spark, sizes, 0)
         schema = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in first.schema.fields)
-        for table in ("mor", "mor_compacted"):
-            spark.sql(f"CREATE TABLE paimon.default.{table} ({schema}) TBLPROPERTIES ('primary-key' = 'id', "
-                      f"'bucket' = '{BUCKETS}', 'write-only' = 'true')")
-            preload(spark, sizes).writeTo(f"paimon.default.{table}").append()
-            spark.sql(f"CALL paimon.sys.compact(table => 'default.{table}')").collect()
-            for b in range(MOR_RUNS - 1):
-                batch(spark, sizes, b).writeTo(f"paimon.default.{table}").append()
+        spark.sql(f"CREATE TABLE paimon.default.mor ({schema}) TBLPROPERTIES ('primary-key' = 'id', "
+                  f"'bucket' = '{BUCKETS}', 'write-only' = 'true')")
+        preload(spark, sizes).writeTo("paimon.default.mor").append()
+        spark.sql("CALL paimon.sys.compact(table => 'default.mor')").collect()
+        for b in range(MOR_RUNS - 1):
+            batch(spark, sizes, b).writeTo("paimon.default.mor").append()
+        copy_table(spark, "mor", "mor_compacted")
         spark.sql("CALL paimon.sys.compact(table => 'default.mor_compacted')").collect()
 
         def scan(table: str) -> None:

@@ -12,7 +12,8 @@ import paimonspark.fs.HadoopConf
  * serialization, the only way to construct Spark's factories on executors (their SQLConf is not
  * readable there). What the copies may share is not copied: the Hadoop configurations (the
  * table's, and the reader's own copy of the broadcast one). Copying those was most of a copy's cost,
- * and a merge of five runs needs five copies per task: a quarter of the CPU of such a scan (profiled).
+ * and a merge of five runs needs five copies per task: in a profile of such a scan (key column only),
+ * cloning was 15% of the samples and opening files 25%; with shared parts, copies were 1-2.5%.
  * The reader is serialized once; each copy only reads the bytes back.
  */
 private[read] final class ReaderCopies(reader: LayoutReader) {

@@ -19,9 +19,9 @@ import paimonspark.table.FileStoreTable
  * each file by the reader of the schema it was written with ([[SchemaReaders]]). Files open at the
  * same time need readers of their own: Spark's factory closes the reader it made last whenever it
  * makes another (its vectorized reader then returns zeroed rows), which a merge reading files in
- * step must not have. Such readers are copies ([[ReaderCopies]]); a copy still costs about what
- * opening a small file does, so a closed file's reader goes back to a pool for the next file instead
- * of being dropped. An instance is used by one task: each task deserializes its own.
+ * step must not have. Such readers are copies ([[ReaderCopies]]), which still cost a deserialization
+ * each, so a closed file's reader goes back to a pool for the next file instead of being dropped. An
+ * instance is used by one task: each task deserializes its own.
  */
 final class SparkFileReader(readers: SchemaReaders) extends DataFileReader {
   @transient private lazy val idle = mutable.HashMap.empty[Long, List[LayoutReader]]
