@@ -43,7 +43,9 @@ final class SystemScanBuilder(fields: StructType, rows: FilterHints => Seq[Inter
   }
   override def isPartiallyPushed: Boolean = false
 
-  override def pruneColumns(required: StructType): Unit = columns = required
+  // Top-level columns only: a pruned struct (`dv_ranges[0]._CARDINALITY`) would call for rebuilding
+  // nested values, and Spark reads the fields it needs from a whole struct as well.
+  override def pruneColumns(required: StructType): Unit = columns = StructType(required.fieldNames.map(fields(_)))
 
   override def build(): Scan = {
     val all = rows(FilterHints(pushed.toSeq, topRows))
