@@ -5,15 +5,6 @@ import org.apache.spark.sql.execution.vectorized.ConstantColumnVector
 import paimonspark.lsm.{IntegralKey, KeyValue}
 
 /**
- * How a section's merge fills a columnar batch: it adds the places (run, row) of merged results to
- * the selection until the selection is full, or a run it holds rows of would have to move to its
- * next batch (the batch must be handed on first), or the section ends (false).
- */
-private[read] trait SectionMerge {
-  def fill(selection: Selection): Boolean
-}
-
-/**
  * The deduplicate merge of a section's runs, done on their column batches: the key (one integral
  * column), sequence number and kind of each run's batch are read into arrays once, and each key's
  * newest version is found by comparing numbers, without a row per version or a call per value.

@@ -88,10 +88,11 @@ final class MergeReaderFactory(
    */
   final class MergedSections(split: MergeSplit, mayAdvance: Int => Boolean, sequenceStandIns: Boolean,
       sortedRunMerge: Boolean = true) {
-    private val ordering = GenerateOrdering.generate(keyOrdinals.map(i =>
+    // Built only for SortedRunMerge: generating the ordering compiles code.
+    private lazy val ordering = GenerateOrdering.generate(keyOrdinals.map(i =>
       SortOrder(BoundReference(i, mergeSchema(i).dataType, nullable = false), Ascending)))
-    private val mergeEngine = engine.create(mergeSchema, keyOrdinals)
-    private val versions = engine.versionOrdering(mergeSchema)
+    private lazy val mergeEngine = engine.create(mergeSchema, keyOrdinals)
+    private lazy val versions = engine.versionOrdering(mergeSchema)
     private val remaining = split.sections.iterator
     private var open: Array[DataFileReader.Rows] = Array.empty
 

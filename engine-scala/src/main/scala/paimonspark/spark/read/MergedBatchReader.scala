@@ -81,6 +81,15 @@ private[read] final class MergedBatchReader(
   }
 }
 
+/**
+ * How a section's merge fills a columnar batch: it adds the places (run, row) of merged results to
+ * the selection until the selection is full, or a run it holds rows of would have to move to its
+ * next batch (the batch must be handed on first), or the section ends (false).
+ */
+private[read] trait SectionMerge {
+  def fill(selection: Selection): Boolean
+}
+
 /** A section's merge by [[SortedRunMerge]], for engines whose result is one of the versions it merged. */
 private final class PickedVersions(merge: SortedRunMerge, runs: Array[BatchRows]) extends SectionMerge {
   override def fill(selection: Selection): Boolean = {
