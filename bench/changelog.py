@@ -14,7 +14,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from append_scan import checksum
-from harness import GC_THREADS, JIT_THREADS, Check, Comparison, timed, timed_with_cpu, warehouse_dir
+from harness import GC_THREADS, JIT_THREADS, Check, Comparison, copy_table, timed, timed_with_cpu, warehouse_dir
 from java_writer import against_java, compaction_work, java_classpath, java_ingest
 from upsert_ingest import BATCHES, BUCKETS, Sizes, cached_batches, preload, with_values
 
@@ -52,7 +52,7 @@ def producer_cost(spark: SparkSession, work: Path, repeats: int, ingest_rows: in
         """Wall seconds; CPU, JIT and GC seconds and compaction per batch as JavaIngest reports them;
         changelog rows; checksum."""
         table = f"chg_{''.join(c if c.isalnum() else '_' for c in producer)}_{run}"
-        shutil.copytree(db / "chg_base", db / table)
+        copy_table(spark, "chg_base", table)
         options = ", ".join(f"'{k}' = '{v}'" for k, v in PRODUCERS[producer].items())
         spark.sql(f"ALTER TABLE paimon.default.{table} SET TBLPROPERTIES ({options})")
         wall, cpu = 0.0, {"cpu_s": 0.0, "jit_cpu_s": 0.0, "gc_cpu_s": 0.0}

@@ -17,7 +17,7 @@ from pyspark.sql import SparkSession
 
 from append_scan import checksum
 from java_writer import against_java, compaction_work, java_classpath, java_ingest
-from harness import GC_THREADS, JIT_THREADS, Check, Comparison, timed_with_cpu, warehouse_dir
+from harness import GC_THREADS, JIT_THREADS, Check, Comparison, copy_table, timed_with_cpu, warehouse_dir
 from upsert_ingest import BUCKETS, Sizes, cached_batches, preload
 
 NAME = "deletion_vectors"
@@ -49,8 +49,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     spark.sql("CALL paimon.sys.compact(table => 'default.dv_base')").collect()
 
     def copy(target: str, vectors: bool) -> None:
-        shutil.rmtree(db / target, ignore_errors=True)
-        shutil.copytree(db / "dv_base", db / target)
+        copy_table(spark, "dv_base", target)
         if vectors:  # the copy is one compacted run per bucket: switching the mode on loses nothing
             spark.sql(f"ALTER TABLE paimon.default.{target} SET TBLPROPERTIES ("
                       "'deletion-vectors.modifiable' = 'true', 'deletion-vectors.enabled' = 'true')")
@@ -87,7 +86,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
                   f"({c['gc_cpu_s']:.1f} GC, {c['jit_cpu_s']:.1f} JIT)", flush=True)
 
     # The tables of the last run stay for the scans, beside a fully compacted copy.
-    shutil.copytree(db / tables["merge on read"], db / "dv_compacted")
+    copy_table(spark, tables["merge on read"], "dv_compacted")
     spark.sql("CALL paimon.sys.compact(table => 'default.dv_compacted')").collect()
     scanned = {"merge on read": tables["merge on read"], "deletion vectors": tables["deletion vectors"],
                "compacted": "dv_compacted"}

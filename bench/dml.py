@@ -6,7 +6,6 @@ and a DELETE whose rows lie in 1% of an append table's files, which must rewrite
 
 from __future__ import annotations
 
-import shutil
 import statistics
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from append_scan import checksum
-from harness import Check, Comparison, timed, timed_with_cpu, warehouse_dir
+from harness import Check, Comparison, copy_table, timed, timed_with_cpu, warehouse_dir
 from upsert_ingest import BUCKETS, STRIDE, OpenedFiles, with_values
 
 NAME = "dml"
@@ -55,11 +54,6 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
         spark.sql(f"CREATE TABLE paimon.default.{table} ({schema_sql}{part}) "
                   f"{'PARTITIONED BY (part) ' if partitioned else ''}{properties}")
 
-    def copy(source_table: str, target: str) -> None:
-        # Files name each other relative to the table directory: a copied directory is the same table.
-        shutil.rmtree(db / target, ignore_errors=True)
-        shutil.copytree(db / source_table, db / target)
-
     def drop(table: str) -> None:
         spark.sql(f"DROP TABLE IF EXISTS paimon.default.{table}")
 
@@ -86,7 +80,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
         order = list(systems) if i % 2 == 0 else list(systems)[::-1]
         for system in order:
             table = f"{systems[system].removesuffix('_base')}_r{i + 1}"
-            copy(systems[system], table)
+            copy_table(spark, systems[system], table)
             before = live_files(table)
             wall, cpu_s = timed_with_cpu(spark, lambda: spark.sql(MERGE_SQL.format(table=table)).collect())
             after = live_files(table)
@@ -119,7 +113,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
                            "the same starting table. Goal from the issue: >= 3x."))
 
     checks = [cpu_check(cpu), *partition_delete(spark, db, base, create, repeats),
-              one_percent_delete(spark, db, rows, copy, drop, live_files, append_files)]
+              one_percent_delete(spark, db, rows, drop, live_files, append_files)]
     drop("pk_base")
     drop("append_base")
     source.unpersist()
@@ -175,10 +169,10 @@ def partition_delete(spark: SparkSession, db: Path, base: DataFrame, create, rep
                   f"{expected_left:,} rows must remain.")]
 
 
-def one_percent_delete(spark: SparkSession, db: Path, rows: int, copy, drop, live_files, append_files: int) -> Check:
+def one_percent_delete(spark: SparkSession, db: Path, rows: int, drop, live_files, append_files: int) -> Check:
     """DELETE of 100 rows of one file of the append table: that file must be the only one read and
     the only one replaced."""
-    copy("append_base", "append_delete")
+    copy_table(spark, "append_base", "append_delete")
     # Inline compaction would merge the table's small files after any write; this check is about
     # what the DELETE itself rewrites, so compaction is left to a later job here.
     spark.sql("ALTER TABLE paimon.default.append_delete SET TBLPROPERTIES ('write-only' = 'true')")

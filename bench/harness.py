@@ -139,9 +139,11 @@ def _cpu_seconds(stat: Path) -> float:
 
 
 def copy_table(spark, source: str, target: str) -> None:
-    """Copies table `source` of the `paimon` catalog's default database to `target`. A Paimon table's
-    files name each other relative to its directory, so the copy is the same table under a new name."""
+    """Copies table `source` of the `paimon` catalog's default database to `target`, replacing any
+    table there. A Paimon table's files name each other relative to its directory, so the copy is the
+    same table under a new name."""
     db = warehouse_dir(spark) / "default.db"
+    shutil.rmtree(db / target, ignore_errors=True)
     shutil.copytree(db / source, db / target)
 
 

@@ -21,7 +21,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from append_scan import checksum, dir_bytes
-from harness import GC_THREADS, JIT_THREADS, Check, Comparison, timed, timed_with_cpu, warehouse_dir
+from harness import GC_THREADS, JIT_THREADS, Check, Comparison, copy_table, timed, timed_with_cpu, warehouse_dir
 from java_writer import BATCHES, BUCKETS, against_java, compaction_work, java_classpath, java_ingest
 
 NAME = "upsert_ingest"
@@ -207,11 +207,9 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
                   f"({', '.join(f'{k!r} = {v!r}' for k, v in props.items())})")
         created.append(table)
 
-    def copy_table(source: str, target: str) -> None:
-        # A Paimon table's files name each other relative to the table directory, so a copied
-        # directory is the same table under a new name: each run starts from the same preload.
-        shutil.rmtree(db / target, ignore_errors=True)
-        shutil.copytree(db / source, db / target)
+    def copy(source: str, target: str) -> None:
+        """Each run starts from the same preload: a copy of its table."""
+        copy_table(spark, source, target)
         created.append(target)
 
     def compact(table: str) -> None:
@@ -260,7 +258,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
 
     def prepare(system: str, target) -> None:
         if system.startswith("paimon"):
-            copy_table("upsert_base", target)
+            copy("upsert_base", target)
             if system == "paimon write-only":
                 spark.sql(f"ALTER TABLE paimon.default.{target} SET TBLPROPERTIES ('write-only' = 'true')")
         elif system in ("parquet append", "parquet bucketed sort"):
@@ -380,7 +378,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     mor_runs = sorted_runs(warehouse, "mor")
     ingested_runs = sorted_runs(warehouse, ingested)
     for table in ("mor", ingested):
-        copy_table(table, f"{table}_compacted")
+        copy(table, f"{table}_compacted")
         compact(f"{table}_compacted")
     compacted_runs = {t: sorted_runs(warehouse, f"{t}_compacted") for t in ("mor", ingested)}
     for t, runs in compacted_runs.items():
