@@ -189,7 +189,7 @@ def incremental_read(spark: SparkSession, rows: int, repeats: int) -> tuple[list
 def streaming_latency(spark: SparkSession, work: Path, duration: int) -> tuple[list[Check], dict]:
     spark.sql("CREATE TABLE paimon.default.latency (id BIGINT, version INT, qty INT, price DOUBLE, score DOUBLE, "
               "customer STRING, note STRING, day DATE, ts TIMESTAMP, amount DECIMAL(12,2)) TBLPROPERTIES "
-              f"('primary-key' = 'id', 'bucket' = '2', 'changelog-producer' = 'input')")
+              "('primary-key' = 'id', 'bucket' = '2', 'changelog-producer' = 'input')")
     visible: dict[int, float] = {}
     committed: dict[int, float] = {}
 

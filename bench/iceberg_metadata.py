@@ -28,7 +28,7 @@ def _metadata_files(location: Path) -> dict[str, int]:
 
 
 def _ours(spark: SparkSession, work: Path) -> dict[str, dict[str, dict]]:
-    spark.sql(f"CREATE DATABASE IF NOT EXISTS paimon.ice_bench")
+    spark.sql("CREATE DATABASE IF NOT EXISTS paimon.ice_bench")
     tables = {"plain": "", "iceberg": ", 'metadata.iceberg.storage' = 'table-location'"}
     for name, extra in tables.items():
         spark.sql(f"CREATE TABLE paimon.ice_bench.{name} (id INT, v STRING, dt STRING) PARTITIONED BY (dt) "
