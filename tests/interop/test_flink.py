@@ -103,6 +103,11 @@ def test_every_flink_type_is_read_here_as_flink_wrote_it_and_read_by_flink_as_we
 
 
 LOOKUP_ENGINES = {  # columns, options, three commits (Flink literals = Spark literals here), the rows they leave
+    "deduplicate": ("v STRING", "", ["(1, 'a'), (2, 'b')", "(1, 'a2'), (3, 'c')", "(2, 'b3'), (4, 'd')"],
+                    [(1, "a2"), (2, "b3"), (3, "c"), (4, "d")]),
+    "deduplicate_dv": ("v STRING", "'deletion-vectors.enabled' = 'true'",
+                       ["(1, 'a'), (2, 'b')", "(1, 'a2'), (3, 'c')", "(2, 'b3'), (4, 'd')"],
+                       [(1, "a2"), (2, "b3"), (3, "c"), (4, "d")]),
     "partial_update": ("a STRING, b INT, c STRING", "'merge-engine' = 'partial-update'",
                        ["(1, 'a1', 10, 'c1'), (2, 'a2', 20, 'c2'), (3, 'a3', 30, 'c3')",
                         "(3, CAST(NULL AS STRING), CAST(NULL AS INT), 'c3x'), (1, CAST(NULL AS STRING), 11, "
@@ -145,25 +150,34 @@ def last_commits(spark, names: list[str]) -> set[str]:
 def test_tables_that_look_keys_up_read_alike_whoever_wrote_and_compacted_them(spark, flink):
     """Three commits with the lookup producer by each side for each merge engine, into a top level of filler
     keys: Flink's and our compactions merge level-0 versions into the levels between, which each side's reader
-    takes alone. One Flink job writes a commit into every table, one query reads them all."""
+    takes alone; but a deduplicate table without sequence.field (with or without deletion vectors) moves its
+    level-0 files there unwritten, on both sides (Paimon's upgrade strategy), and logs the same changes. One
+    Flink job writes a commit into every table, one query reads them all."""
     tables = {f"{side}_{engine}": engine for side in ("flink", "ours") for engine in LOOKUP_ENGINES}
     columns = {t: LOOKUP_ENGINES[e][0] for t, e in tables.items()}
 
     def props(engine: str) -> str:
-        vectors = ", 'deletion-vectors.enabled' = 'true'" if engine == "aggregation" else ""
-        return f"'bucket' = '2', 'changelog-producer' = 'lookup', {LOOKUP_ENGINES[engine][1]}{vectors}"
+        vectors = "'deletion-vectors.enabled' = 'true'" if engine == "aggregation" else ""
+        return ", ".join(p for p in ("'bucket' = '2', 'changelog-producer' = 'lookup'", LOOKUP_ENGINES[engine][1],
+                                     vectors) if p)
     flink.run("\n".join(f"CREATE TABLE {t} (id INT, {columns[t]}, PRIMARY KEY (id) NOT ENFORCED) WITH ({props(e)});"
                         for t, e in tables.items()))
 
     def filler(engine: str) -> str:  # keys with null values, as a query (Flink plans rows with casts one by one)
         nulls = ", ".join(f"CAST(NULL AS {c.split()[1]})" for c in LOOKUP_ENGINES[engine][0].split(","))
         return f"SELECT id, {nulls} FROM (VALUES {', '.join(f'({i})' for i in range(100, 400))}) AS f(id)"
+    unwritten: set[str] = set()
     for batch in [{e: filler(e) for e in LOOKUP_ENGINES}] + [{e: f"VALUES {c[2][i]}" for e, c in LOOKUP_ENGINES.items()}
                                                              for i in range(3)]:
         flink.run("EXECUTE STATEMENT SET BEGIN " + " ".join(f"INSERT INTO flink_{e} {q};" for e, q in batch.items())
                   + " END;")
         for engine, query in batch.items():
             spark.sql(f"INSERT INTO {T.format(f'ours_{engine}')} {query}")
+        unwritten |= {r[0] for r in spark.sql(" UNION ALL ".join(
+            f"SELECT '{t}' FROM paimon.default.`{t}$files` WHERE level BETWEEN 1 AND 4 AND file_source = 'APPEND'"
+            for t in tables)).collect()}
+    # Level-0 files that reached the levels between unwritten: only the deduplicate tables', Flink's as ours.
+    assert unwritten == {f"{side}_{e}" for side in ("flink", "ours") for e in ("deduplicate", "deduplicate_dv")}
     want = sorted(((t, *(None if v is None else str(v) for v in row), *([None] * (3 - len(row) + 1)))
                    for t, e in tables.items() for row in LOOKUP_ENGINES[e][3]), key=repr)
 
@@ -172,6 +186,18 @@ def test_tables_that_look_keys_up_read_alike_whoever_wrote_and_compacted_them(sp
         assert ours(spark, every_table_as_text(list(tables), columns, "paimon.default.", " WHERE id < 100")) == want, \
             f"us, {when}"
     both_read("as written")
+    # The changes of the deduplicate tables (vectors' batch scans skip level 0, where changelog files are), read
+    # by both, as the lookup producer logs them, whichever side wrote them.
+    logged = ["ours_deduplicate", "flink_deduplicate"]
+    latest = {t: spark.sql(f"SELECT max(snapshot_id) FROM paimon.default.`{t}$snapshots`").first()[0] for t in logged}
+    by_flink = flink.rows(" UNION ALL ".join(f"SELECT '{t}', rowkind, id, v FROM `{t}$audit_log` /*+ OPTIONS("
+                                             f"'incremental-between' = '0,{latest[t]}') */ WHERE id < 100" for t in logged))
+    by_us = ours(spark, " UNION ALL ".join(f"SELECT '{t}', rowkind, id, v FROM paimon.default.`{t}$audit_log` WITH "
+                                           f"('incremental-between' = '0,{latest[t]}') WHERE id < 100" for t in logged))
+    assert by_us == by_flink
+    changes = [("+I", 1, "a"), ("+I", 2, "b"), ("-U", 1, "a"), ("+U", 1, "a2"), ("+I", 3, "c"), ("-U", 2, "b"),
+               ("+U", 2, "b3"), ("+I", 4, "d")]
+    assert by_us == sorted(((t, *c) for t in logged for c in changes), key=repr)
     # Each compacts the other's tables fully; both still read the same rows.
     flink.run(f"CALL sys.compact_database(including_databases => 'default', including_tables => "
               f"'default\\.ours_({'|'.join(LOOKUP_ENGINES)})', compact_strategy => 'full');")

@@ -135,6 +135,47 @@ def test_large_files_that_overlap_nothing_move_up_without_being_rewritten(spark,
     assert oracle_rows(oracle, "moved") == expected
 
 
+LOOKUP_LAYOUTS = {"lookup": "'changelog-producer' = 'lookup'", "vectors": "'deletion-vectors.enabled' = 'true'",
+                  "lookup_vectors": "'changelog-producer' = 'lookup', 'deletion-vectors.enabled' = 'true'"}
+
+
+@pytest.mark.parametrize("layout", list(LOOKUP_LAYOUTS))
+def test_a_deduplicate_table_that_looks_keys_up_moves_level_0_files_up_unwritten(spark, oracle, layout):
+    """Paimon's upgrade strategy: a level-0 file a compaction moves up alone is read (for its changelog and the
+    versions it replaces) but, in a deduplicate table without sequence.field, not rewritten: it reaches the levels
+    between 0 and the top as written (file_source APPEND). A twin whose level-0 files are Avro
+    (file.format.per.level), which are rewritten, as every level-0 file was before, holds and logs the same."""
+    moved, twin = f"up_{layout}", f"up_{layout}_rewritten"
+    for name, formats in ((moved, ""), (twin, ", 'file.format.per.level' = '0:avro'")):
+        spark.sql(f"CREATE TABLE paimon.default.{name} (id INT, v STRING) TBLPROPERTIES ('primary-key' = 'id', "
+                  f"'bucket' = '1', {LOOKUP_LAYOUTS[layout]}{formats})")
+    # The first write goes to the top level, the second (small against it) to the level below, alone.
+    steps = ["INSERT INTO {t} SELECT CAST(id AS INT), 'a' FROM range(0, 100)",
+             "INSERT INTO {t} VALUES (1, 'b'), (2, 'b'), (200, 'b')",
+             "DELETE FROM {t} WHERE id IN (3, 200)",
+             "INSERT INTO {t} VALUES (2, 'c'), (4, 'c'), (201, 'c')"]
+    written_as_appended = {moved: set(), twin: set()}
+    for step in steps:
+        for name in (moved, twin):
+            spark.sql(step.format(t=f"paimon.default.{name}"))
+            written_as_appended[name] |= {(r.file_path, r.level) for r in spark.sql(
+                f"SELECT file_path, level FROM paimon.default.`{name}$files` "
+                "WHERE level > 0 AND file_source = 'APPEND'").collect()}
+    assert any(0 < level < 5 for _, level in written_as_appended[moved]), written_as_appended[moved]
+    assert written_as_appended[twin] == set()
+
+    expected = sorted([(i, "a") for i in range(5, 100)] + [(0, "a"), (1, "b"), (2, "c"), (4, "c"), (201, "c")])
+    for name in (moved, twin):
+        assert rows(spark.table(f"paimon.default.{name}")) == expected, name
+        assert oracle_rows(oracle, name) == expected, name
+
+    def changes(name):
+        latest = spark.sql(f"SELECT max(snapshot_id) FROM paimon.default.`{name}$snapshots`").first()[0]
+        return rows(spark.sql(f"SELECT rowkind, id, v FROM paimon.default.`{name}$audit_log` "
+                              f"WITH ('incremental-between' = '0,{latest}')"))
+    assert changes(moved) == changes(twin)
+
+
 def test_compaction_keeps_merge_engine_semantics(spark, oracle):
     spark.sql("CREATE TABLE paimon.default.sums (id INT, total BIGINT, name STRING) TBLPROPERTIES "
               "('primary-key' = 'id', 'bucket' = '1', 'merge-engine' = 'aggregation', "

@@ -10,8 +10,12 @@ sealed trait CompactStep
 object CompactStep {
   /** These files are merged into new files at the unit's output level. */
   final case class Rewrite(files: Seq[DataFileMeta]) extends CompactStep
-  /** This file moves to the output level as it is: only its manifest entry changes. */
-  final case class Upgrade(file: DataFileMeta) extends CompactStep
+  /**
+   * This file moves to the output level as it is: only its manifest entry changes. With `read`, it
+   * is first merged as a rewrite would merge it, for what that changes elsewhere (its changelog, the
+   * deletion vectors of the versions it replaces), and nothing of it is written.
+   */
+  final case class Upgrade(file: DataFileMeta, read: Boolean = false) extends CompactStep
 }
 
 /**
@@ -22,11 +26,12 @@ object CompactStep {
  * merged together instead of each moving up alone; a rewrite that comes down to one file moves
  * it up instead. A file holding retractions (or not saying how many) is rewritten rather than
  * moved into the top level, where retractions are dropped. Files already at the output level
- * and not rewritten stay untouched. Files below `rewriteBelow` are always rewritten (a changelog
- * producer reads every version it counts as new), and with `rewriteAll` every file is.
+ * and not rewritten stay untouched. Any other file moved up is read, rewritten or only moved as
+ * `upgrades` says (a changelog producer reads every version it counts as new, and a table that looks
+ * keys up rewrites what its readers would merge wrongly), and with `rewriteAll` every file is rewritten.
  */
-final case class CompactSteps(outputLevel: Int, maxLevel: Int, minFileSize: Long, rewriteBelow: Int = 0,
-    rewriteAll: Boolean = false) {
+final case class CompactSteps(outputLevel: Int, maxLevel: Int, minFileSize: Long,
+    upgrades: UpgradeRule = UpgradeRule.Plain, rewriteAll: Boolean = false) {
   import CompactStep._
 
   def plan(sections: Seq[Seq[DataFileMeta]]): Seq[CompactStep] = {
@@ -35,8 +40,10 @@ final case class CompactSteps(outputLevel: Int, maxLevel: Int, minFileSize: Long
 
     def upgrade(file: DataFileMeta): Unit =
       if (rewriteAll || outputLevel == maxLevel && !file.deleteRowCount.contains(0L)) steps += Rewrite(Seq(file))
-      else if (file.level < rewriteBelow) steps += Rewrite(Seq(file))
-      else if (file.level != outputLevel) steps += Upgrade(file)
+      else if (file.level != outputLevel) {
+        val strategy = upgrades.of(outputLevel, file)
+        steps += (if (strategy.rewrite) Rewrite(Seq(file)) else Upgrade(file, strategy.read))
+      }
 
     def flush(): Unit = {
       pending.toSeq match {

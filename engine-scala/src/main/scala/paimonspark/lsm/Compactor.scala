@@ -18,9 +18,10 @@ import paimonspark.format.metadata.{DataFileMeta, FileSource}
  * the table's merge engine and written as new files at the unit's output level. Retractions are
  * dropped only when nothing older can lie below the output (`dropRetractions`). In a table that
  * looks keys up (`spec.lookupMerge`), a key's level-0 versions are merged with the lowest version
- * above alone, found among the compacted files or above the output ([[LookupResolution]]), and
- * level-0 files are always rewritten; with deletion vectors (`vectors`), rows they mark are not
- * read, and the versions found above are marked.
+ * above alone, found among the compacted files or above the output ([[LookupResolution]]); with
+ * deletion vectors (`vectors`), rows they mark are not read, and the versions found above are marked.
+ * A file moved up alone is read, rewritten or only moved as `upgrades` (Paimon's upgrade strategy)
+ * says: read, it is merged like a rewritten one for its changelog and the versions it replaces, and kept.
  */
 final class Compactor(
     settings: DataFileSettings,
@@ -30,7 +31,8 @@ final class Compactor(
     spec: MergeEngineSpec,
     reader: DataFileReader,
     maxLevel: Int,
-    minFileSize: Long) {
+    minFileSize: Long,
+    upgrades: UpgradeRule) {
 
   private val rowSchema = StructType(KeyValue.SystemFields ++
     SparkTypes.physical(SparkTypes.toSparkStruct(fields, withFieldIds = false)).fields)
@@ -47,26 +49,28 @@ final class Compactor(
   def compact(bucketDir: Path, unit: CompactUnit, dropRetractions: Boolean,
       changelog: Option[ChangelogSettings] = None, lookupRuns: Seq[SortedRun] = Nil,
       vectors: Option[BucketVectors] = None, rewriteAll: Boolean = false): CompactOutcome = {
-    // A changelog needs every new version read, and so does a table that looks keys up (its level-0
-    // versions are merged with what lies above): files below the settled level (level 1) are always rewritten.
-    val rewriteBelow = math.max(changelog.map(_.settledLevel).getOrElse(0), if (spec.lookupMerge) 1 else 0)
-    val steps = CompactSteps(unit.outputLevel, maxLevel, minFileSize, rewriteBelow, rewriteAll).plan(keyRanges.sections(unit.files))
+    val steps = CompactSteps(unit.outputLevel, maxLevel, minFileSize, upgrades, rewriteAll).plan(keyRanges.sections(unit.files))
     val written = ArrayBuffer.empty[DataFileMeta]
     val lookups = if (changelog.isEmpty && !spec.lookupMerge) Nil else lookupRuns.map(run => new LevelLookup(run.files,
       keyRanges, reader, bucketDir, rowSchema, keyIndices.map(_ + 2), file => vectors.flatMap(_.of(file))))
     val producer = changelog.map(new ChangelogOutput(bucketDir, unit.outputLevel, _, lookups))
     val resolution = if (!spec.lookupMerge) None
       else Some(new LookupResolution(lookups, vectors, spec, rowSchema, (keyIndices ++ partitionIndices).map(_ + 2)))
+    // What reading a file that moves changes: its changelog, the versions deletion vectors mark above it.
+    val readChanges = producer.isDefined || vectors.isDefined && resolution.isDefined
     try {
       val added = steps.map {
-        case CompactStep.Upgrade(file) => Seq(file.copy(level = unit.outputLevel))
+        case CompactStep.Upgrade(file, read) =>
+          if (read && readChanges) merge(bucketDir, Seq(file), unit.outputLevel, dropRetractions, producer, resolution,
+            vectors, write = false)
+          Seq(file.copy(level = unit.outputLevel))
         case CompactStep.Rewrite(files) =>
-          val merged = rewrite(bucketDir, files, unit.outputLevel, dropRetractions, producer, resolution, vectors)
+          val merged = merge(bucketDir, files, unit.outputLevel, dropRetractions, producer, resolution, vectors)
           written ++= merged
           merged
       }
       val removed = steps.flatMap {
-        case CompactStep.Upgrade(file) => Seq(file)
+        case CompactStep.Upgrade(file, _) => Seq(file)
         case CompactStep.Rewrite(files) => files
       }
       CompactOutcome(removed, added.flatten, producer.map(_.finish()).getOrElse(Nil))
@@ -87,9 +91,13 @@ final class Compactor(
     def abort(): Unit = writer.abort()
   }
 
-  private def rewrite(bucketDir: Path, files: Seq[DataFileMeta], level: Int, dropRetractions: Boolean,
-      changelog: Option[ChangelogOutput], resolution: Option[LookupResolution], vectors: Option[BucketVectors])
-      : Seq[DataFileMeta] = {
+  /**
+   * Merges `files` into new files at `level`, the files written; without `write`, only for what
+   * the merge produces besides (the changelog, marked versions), and nothing is written.
+   */
+  private def merge(bucketDir: Path, files: Seq[DataFileMeta], level: Int, dropRetractions: Boolean,
+      changelog: Option[ChangelogOutput], resolution: Option[LookupResolution], vectors: Option[BucketVectors],
+      write: Boolean = true): Seq[DataFileMeta] = {
     val opened = ArrayBuffer.empty[DataFileReader.Rows]
     def rows(files: Seq[DataFileMeta]): Iterator[InternalRow] = files.iterator.flatMap { f =>
       val r = reader.open(new Path(bucketDir, f.fileName), f.fileSize, f.schemaId)
@@ -104,9 +112,10 @@ final class Compactor(
     val merged = new SortedRunMerge(runs, keyOrdering, engine, spec.versionOrdering(rowSchema),
       dropRetractions && !perKey, integralKey = IntegralKey.of(rowSchema, keyIndices.map(_ + 2)),
       runLevels = if (spec.lookupMerge) Some(sortedRuns.map(_.level)) else None)
-    val writer = new KeyValueFileWriter(settings, bucketDir, fields, keyIndices, level, FileSource.Compact)
+    val writer = if (write) Some(new KeyValueFileWriter(settings, bucketDir, fields, keyIndices, level, FileSource.Compact))
+      else None
     try {
-      if (!perKey) merged.foreach(writer.write)
+      if (!perKey) writer.foreach(w => merged.foreach(w.write))
       else merged.foreach { row =>
         val inputs = merged.lastVersions.map { case (run, version) => (sortedRuns(run).level, version) }
         val out = resolution match {
@@ -118,12 +127,12 @@ final class Compactor(
             changelog.foreach(_.rule.onKey(inputs))
             row
         }
-        if (out != null && !(dropRetractions && KeyValue.isRetract(out))) writer.write(out)
+        if (out != null && !(dropRetractions && KeyValue.isRetract(out))) writer.foreach(_.write(out))
       }
-      writer.finish()
+      writer.fold(Seq.empty[DataFileMeta])(_.finish())
     } catch {
       case e: Throwable =>
-        writer.abort()
+        writer.foreach(_.abort())
         throw e
     } finally opened.foreach(_.close())
   }

@@ -15,7 +15,9 @@ import paimonspark.spark.LocalSession
  * Paimon's Java core; Java reads our table, and we read Java's, as the engine's rules say, and the
  * changelogs agree.
  * The first commit (filler keys) fills the top level, so that later ones are compacted into the
- * levels between, where the merged versions matter.
+ * levels between, where the merged versions matter. There, as in Paimon, a level-0 file moved up alone
+ * keeps its name (file_source APPEND) only in a deduplicate table without `sequence.field`, and is
+ * rewritten merged in the others.
  */
 class LookupSemanticsSuite extends AnyFunSuite with BeforeAndAfterAll {
   private lazy val (spark, warehouse) = LocalSession.start("lookup-semantics")
@@ -35,6 +37,9 @@ class LookupSemanticsSuite extends AnyFunSuite with BeforeAndAfterAll {
       Seq(Seq(Seq(1, "new", 10), Seq(2, "b", 1), Seq(3, "c", 1)), Seq(Seq(1, "old", 5), Seq(2, "b2", 2), Seq(4, "d", 1)),
         Seq(Seq(3, "c3", 3), Seq(4, "d0", 0))),
       Seq(Seq(1, "new", 10), Seq(2, "b2", 2), Seq(3, "c3", 3), Seq(4, "d", 1))),
+    Engine("deduplicate", Seq(("id", "INT", DataTypes.INT().notNull()), ("v", "STRING", DataTypes.STRING())), Map.empty,
+      Seq(Seq(Seq(1, "a"), Seq(2, "b"), Seq(3, "c")), Seq(Seq(1, "a2"), Seq(4, "d")), Seq(Seq(2, "b3"), Seq(3, "c3"), Seq(5, "e"))),
+      Seq(Seq(1, "a2"), Seq(2, "b3"), Seq(3, "c3"), Seq(4, "d"), Seq(5, "e"))),
     Engine("partial-update", Seq(("id", "INT", DataTypes.INT().notNull()), ("a", "STRING", DataTypes.STRING()),
       ("b", "INT", DataTypes.INT()), ("c", "STRING", DataTypes.STRING())), Map.empty,
       Seq(Seq(Seq(1, "a1", 10, "c1"), Seq(2, "a2", 20, "c2"), Seq(3, "a3", 30, "c3")),
@@ -83,7 +88,10 @@ class LookupSemanticsSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   engines.zipWithIndex.foreach { case (e, n) =>
     variants(e.name).foreach { case (producer, vectors) =>
-      test(s"${e.name}${if (e.options.keys.exists(_.contains("sequence-group"))) " (sequence groups)" else ""}, " +
+      val unsequenced = e.name == "deduplicate" && !e.options.contains("sequence.field")
+      val variant = if (e.options.keys.exists(_.contains("sequence-group"))) " (sequence groups)"
+        else if (unsequenced) " (no sequence.field)" else ""
+      test(s"${e.name}$variant, " +
         s"changelog-producer $producer${if (vectors) ", deletion vectors" else ""}: each engine reads the other's table as written") {
         val options = e.options ++ Map("merge-engine" -> e.name, "bucket" -> "2", "changelog-producer" -> producer,
           "deletion-vectors.enabled" -> vectors.toString)
@@ -100,18 +108,24 @@ class LookupSemanticsSuite extends AnyFunSuite with BeforeAndAfterAll {
         // Level-0 files must reach the levels between level 0 and the top, where the merged versions matter
         // (first-row buckets with level-0 files are compacted whole, into the top).
         val between = e.name != "first-row" && (producer == "lookup" || vectors)
-        val levelsSeen = batches.flatMap { rows =>
+        val filesSeen = batches.flatMap { rows =>
           sql(s"INSERT INTO paimon.default.$ours VALUES ${rows.map(_.map(literal).mkString("(", ", ", ")")).mkString(", ")}")
           java.insert(s"default.$javas", rows: _*)
-          if (!between) Nil else sql(s"SELECT DISTINCT level FROM paimon.default.`$ours$$files`").map(_.getInt(0))
+          if (!between) Nil
+          else sql(s"SELECT level, file_source FROM paimon.default.`$ours$$files`").map(r => (r.getInt(0), r.getString(1)))
         }.toSet
+        val levelsSeen = filesSeen.map(_._1)
         val expected = JavaPaimon.sorted(e.expected ++ filler.map(fillerRow(e, _)))
         def ourRows(t: String) = JavaPaimon.sorted(sql(s"SELECT * FROM paimon.default.$t").map(_.toSeq))
         assert(java.rows(s"default.$ours") == expected, "Java reading our table")
         assert(ourRows(javas) == expected, "we reading Java's table")
         assert(ourRows(ours) == expected, "we reading our table")
         if (producer == "lookup") assert(changes(ours) == changes(javas), "the changelogs")
-        if (between) assert(levelsSeen.exists(l => l > 0 && l < 5), s"levels $levelsSeen: nothing between level 0 and the top")
+        if (between) {
+          assert(levelsSeen.exists(l => l > 0 && l < 5), s"levels $levelsSeen: nothing between level 0 and the top")
+          val movedUnwritten = filesSeen.exists { case (level, source) => level > 0 && level < 5 && source == "APPEND" }
+          assert(movedUnwritten == unsequenced, s"files (level, source) seen: $filesSeen")
+        }
       }
     }
   }

@@ -17,7 +17,7 @@ class CompactStepsSuite extends AnyFunSuite {
 
   private def names(steps: Seq[CompactStep]): Seq[String] = steps.map {
     case Rewrite(files) => files.map(_.fileName).mkString("rewrite(", ",", ")")
-    case Upgrade(f) => s"upgrade(${f.fileName})"
+    case Upgrade(f, read) => s"${if (read) "read+" else ""}upgrade(${f.fileName})"
   }
 
   test("a large file that overlaps nothing moves up without being rewritten; overlapping files are merged") {
@@ -49,5 +49,19 @@ class CompactStepsSuite extends AnyFunSuite {
   test("a file already at the output level that overlaps nothing is left untouched") {
     assert(toTop.plan(Seq(Seq(file("settled", 5, 500)), Seq(file("small", 5, 10)))).isEmpty)
     assert(names(toTop.plan(Seq(Seq(file("settled", 5, 500)), Seq(file("new", 0, 500))))) == Seq("upgrade(new)"))
+  }
+
+  test("a file moved up alone is read, rewritten or only moved as the table's upgrade rule says") {
+    val lookup = UpgradeRule.Lookup(maxLevel = 5, _ => "parquet", vectors = true, deduplicateWithoutSequence = false)
+    val sections = Seq(Seq(file("new", 0, 500)), Seq(file("mid", 2, 500)), Seq(file("s1", 0, 10)),
+      Seq(file("o1", 0, 10), file("o2", 4, 10)))
+    assert(names(toMiddle.copy(upgrades = lookup).plan(sections)) ==
+      Seq("rewrite(new)", "upgrade(mid)", "rewrite(s1,o1,o2)"))
+    assert(names(toMiddle.copy(upgrades = lookup.copy(deduplicateWithoutSequence = true)).plan(sections)) ==
+      Seq("read+upgrade(new)", "upgrade(mid)", "rewrite(s1,o1,o2)"))
+    // Into the top level a file with retractions is rewritten before the rule is asked; the rest are read and moved.
+    assert(names(toTop.copy(upgrades = UpgradeRule.FullChangelog(5)).plan(Seq(Seq(file("new", 0, 500)),
+      Seq(file("deletes", 0, 500, Some(3))), Seq(file("mid", 2, 500))))) ==
+      Seq("read+upgrade(new)", "rewrite(deletes)", "read+upgrade(mid)"))
   }
 }

@@ -3,7 +3,7 @@ package paimonspark.table.compact
 import paimonspark.UnsupportedFeatureException
 import paimonspark.format.DataFileReader
 import paimonspark.format.metadata.{DataFileMeta, DeletionFile, FileKind, IndexManifestAvro, ManifestEntry, Snapshot}
-import paimonspark.lsm.{BucketVectors, ChangelogSettings, CompactUnit, Compactor, MergeEngineSpec, SortedRun}
+import paimonspark.lsm.{BucketVectors, ChangelogSettings, CompactUnit, Compactor, MergeEngineSpec, SortedRun, UpgradeRule}
 import paimonspark.table.{FileStoreTable, KeyLayout, Predicate}
 import paimonspark.table.options.ChangelogProducer
 import paimonspark.table.scan.ScanPlanner
@@ -82,11 +82,14 @@ object TableCompaction {
     val schema = table.schema
     val layout = KeyLayout.of(table.location.toString, schema)
     val options = table.options
-    val compactor = new Compactor(table.dataFileSettings, schema.fields, layout.trimmedKeys.map(schema.fieldNames.indexOf(_)),
-      schema.partitionKeys.map(schema.fieldNames.indexOf(_)), MergeEngineSpec.of(table.location.toString, schema), reader,
-      maxLevel = options.numLevels - 1, minFileSize = options.compactionFileSize(primaryKey = true))
-    val dir = table.paths.bucketDir(table.partitionPath(task.partition), task.bucket)
+    val spec = MergeEngineSpec.of(table.location.toString, schema)
     val maxLevel = options.numLevels - 1
+    val upgrades = UpgradeRule.of(spec, options.changelogProducer == ChangelogProducer.FullCompaction,
+      options.deletionVectors, maxLevel, options.levelFormats.level(_).format)
+    val compactor = new Compactor(table.dataFileSettings, schema.fields, layout.trimmedKeys.map(schema.fieldNames.indexOf(_)),
+      schema.partitionKeys.map(schema.fieldNames.indexOf(_)), spec, reader,
+      maxLevel = maxLevel, minFileSize = options.compactionFileSize(primaryKey = true), upgrades = upgrades)
+    val dir = table.paths.bucketDir(table.partitionPath(task.partition), task.bucket)
     // Full-compaction changelogs come from compactions into the top level only.
     val settledLevel = options.changelogProducer match {
       case ChangelogProducer.Lookup => Some(1)
