@@ -8,15 +8,16 @@ is what a snapshot references: each commit merges its base manifests as Paimon d
 `manifest.merge-min-count` 30, full compactions past `manifest.full-compaction-threshold-size` 16 mb,
 manifests of `manifest.target-file-size` 8 mb), and expiry finds the earliest snapshot by its hint.
 
-The curve: every commit's wall and CPU seconds (no garbage collection before each; medians over
-windows), and at each level the point query's planning and running, timed apart and alternated, and the
-metadata on disk. Planning is the SQL text to the RDD Spark would run (`queryExecution().toRdd()`:
+The curve: every commit's wall and CPU seconds (no garbage collection before each; means over windows
+of whole compaction cycles, see CYCLE), and at each level the point query's planning and running, timed
+apart and alternated, and the metadata on disk. Planning is the SQL text to the RDD Spark would run (`queryExecution().toRdd()`:
 parsing, analysis, optimization, our scan planning over snapshot, manifests and files, physical
 planning), so Spark's constant share is in it; running is collecting that same DataFrame. Read through
 py4j, it needs no helper in the JVM, and it is what a query waits for before its first task.
 
-The goals compare the table at 10,000 commits with a fresh one at 10, their commits, plans and queries
-alternated, so that the machine's load weighs on both alike. A row's 'rows' are operations: its ratio
+The goals compare the table at 10,000 commits with a fresh one (its commits 9 to 32, from its first
+compactions on), their commits, plans and queries alternated, so that the machine's load weighs on both
+alike. A row's 'rows' are operations: its ratio
 is the throughput at 10,000 over that at 10, and 0.5 means at most twice as slow. With expiry off
 (`write-only`) the same at 1,000, its first 1,000 commits alternated with the default table's.
 """
@@ -35,7 +36,7 @@ from pyspark.sql import SparkSession
 from harness import Check, Comparison, timed_with_cpu, warehouse_dir
 
 NAME = "metadata_scaling"
-TITLE = "History metadata: 10,000 small commits against 10 (default options), 1,000 with expiry off"
+TITLE = "History metadata: 10,000 small commits against a fresh table (default options), 1,000 with expiry off"
 LEVELS = (10, 100, 1000, 3000, 10000)
 QUICK_LEVELS = (10, 30, 100)  # --quick: a smoke run of the same code
 EXPIRY_OFF_MAX = 1000  # expiry off stays at 1,000 commits: beyond, it only adds minutes
@@ -45,14 +46,20 @@ CONFIGS = {
     # Paimon's way to turn table maintenance off: no expiry (and no inline compaction) after commits.
     "expiry off": {"write-only": "true"},
 }
-WINDOW = 11  # commits per figure: the last ones up to a level, or those alternated for a goal
+# Every INSERT writes two files (one per task of local[2]) into one of four partitions, and a partition
+# is compacted once it holds five small files: from the 9th commit on, cycles of 8 commits, 4 of them
+# followed by a compaction that doubles their time. A commit figure is the mean of one cycle, so that it
+# holds the same share of compactions wherever it falls; the median of CYCLES such means is reported.
+CYCLE = 8
+CYCLES = 3
 # What the latest snapshot references rises and falls as small manifests pile up and are merged (every
 # merge-min-count, 30, commits): its most over the last two cycles up to a level is the level's figure.
 REFERENCE_WINDOW = 60
 PLANS = 5  # plan-and-run pairs per level at least (more with --repeats)
 SYSTEM_TABLE_RUNS = 3  # $snapshots and $files list 15,000 snapshots at 10,000 commits: fewer runs
 GOALS = {
-    "commit": (0.5, "an INSERT of two rows: written, committed, compacted and expired; goal: at most 2x slower"),
+    "commit": (0.5, "an INSERT of two rows, written, committed, compacted and expired, the mean over a cycle of 8 "
+                    "(4 followed by a compaction); goal: at most 2x slower"),
     "point query planning": (0.5, "from the SQL text to the RDD to run; goal: at most 2x slower"),
     "point query": (0.5, "planning and running a point query that finds one row; goal: at most 2x slower"),
     "$snapshots": (None, "lists every retained snapshot, so it grows with them: reported, no goal"),
@@ -111,10 +118,10 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     for label, levels_seen in curve.items():
         for level, figures in levels_seen.items():
             notes[f"{label}, {level:,} commits"] = summary(figures)
-        notes[f"{label}: median ms per commit (wall / CPU) over log-spaced windows"] = [
+        notes[f"{label}: mean ms per commit (wall / CPU) over log-spaced windows"] = [
             f"{a:,}-{b:,}: {w:.0f} / {c:.0f}" for a, b, w, c in windows(grown[label].timings)]
-    notes["samples"] = (f"commits: {WINDOW} per figure; planning and running: {plans} pairs per level; "
-                        f"$snapshots and $files: {SYSTEM_TABLE_RUNS}")
+    notes["samples"] = (f"commits: the means of {CYCLES} cycles of {CYCLE} per figure (one at 10 commits); planning "
+                        f"and running: {plans} pairs per level; $snapshots and $files: {SYSTEM_TABLE_RUNS}")
     return results, notes
 
 
@@ -139,7 +146,7 @@ def level_figures(spark: SparkSession, history: History, plans: int) -> dict:
     """Commits up to the level, the point query's planning and running, and the metadata on disk."""
     timed = plan_and_run(spark, [history.point_query()], plans)[0]
     recent = history.references[-min(REFERENCE_WINDOW, history.commits):]
-    return {"commit": history.timings[-min(WINDOW, history.commits - 1):], **timed, **disk_usage(spark, history.table),
+    return {"commit": cycle_means(history.timings[1:][-CYCLES * CYCLE:]), **timed, **disk_usage(spark, history.table),
             "most manifests the latest snapshot references": max(r[0] for r in recent),
             "most bytes the latest snapshot references": max(r[1] for r in recent),
             "load_avg_1_min": round(os.getloadavg()[0], 2)}
@@ -192,15 +199,15 @@ def references(spark: SparkSession, table: str) -> tuple[int, int]:
 def goals(spark: SparkSession, label: str, grown: History, plans: int) -> list[Comparison]:
     """The grown table against a fresh one at 10 commits, alternated: commits, planning, queries, system tables."""
     fresh = History(spark, create(spark, f"fresh_{label.replace(' ', '_')}", CONFIGS[label]))
-    # The fresh table's alternated commits are centred on its 10th.
-    while fresh.commits < 10 - WINDOW // 2 - 1:
+    # The fresh table's alternated commits start with its first compactions, on its 9th commit.
+    while fresh.commits < CYCLE:
         fresh.commit()
-    for r in range(WINDOW):
+    for r in range(CYCLES * CYCLE):
         for history in (fresh, grown) if r % 2 else (grown, fresh):
             history.commit()
-    base = f"{fresh.commits - WINDOW + 1}-{fresh.commits} commits (a fresh table)"
-    cand = f"{grown.commits - WINDOW + 1:,}-{grown.commits:,} commits"
-    measured = {"commit": (fresh.timings[-WINDOW:], grown.timings[-WINDOW:])}
+    base = f"{fresh.commits - CYCLES * CYCLE + 1}-{fresh.commits} commits (a fresh table)"
+    cand = f"{grown.commits - CYCLES * CYCLE + 1:,}-{grown.commits:,} commits"
+    measured = {"commit": (cycle_means(fresh.timings[-CYCLES * CYCLE:]), cycle_means(grown.timings[-CYCLES * CYCLE:]))}
     (f, g) = plan_and_run(spark, [fresh.point_query(), grown.point_query()], plans)
     measured["point query planning"] = (f["planning"], g["planning"])
     measured["point query"] = ([add(a, b) for a, b in zip(f["planning"], f["running"])],
@@ -282,6 +289,13 @@ def system(table: str, kind: str) -> str:
     return f"{catalog}.{db}.`{name}${kind}`"
 
 
+def cycle_means(timings: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Mean wall and CPU seconds of each whole cycle of commits, counted back from the last."""
+    whole = timings[len(timings) % CYCLE:] if len(timings) >= CYCLE else timings
+    chunks = [whole[i:i + CYCLE] for i in range(0, len(whole), CYCLE)]
+    return [(statistics.fmean(t[0] for t in c), statistics.fmean(t[1] for t in c)) for c in chunks]
+
+
 def add(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
     return a[0] + b[0], a[1] + b[1]
 
@@ -299,14 +313,14 @@ def summary(figures: dict) -> str:
 
 
 def windows(timings: list[tuple[float, float]]) -> list[tuple[int, int, float, float]]:
-    """Median wall and CPU ms of commits in windows that widen with history: 12 a decade, of 5 commits at least."""
+    """Mean wall and CPU ms of commits in windows that widen with history: 12 a decade, of a cycle at least."""
     edges = [1]
     while edges[-1] <= len(timings):
-        edges.append(min(len(timings) + 1, max(edges[-1] + 5, round(edges[-1] * 10 ** (1 / 12)))))
+        edges.append(min(len(timings) + 1, max(edges[-1] + CYCLE, round(edges[-1] * 10 ** (1 / 12)))))
     out = []
     for a, b in zip(edges, edges[1:]):
         chunk = timings[a - 1:b - 1]
-        out.append((a, b - 1, 1000 * statistics.median(t[0] for t in chunk), 1000 * statistics.median(t[1] for t in chunk)))
+        out.append((a, b - 1, 1000 * statistics.fmean(t[0] for t in chunk), 1000 * statistics.fmean(t[1] for t in chunk)))
     return out
 
 
@@ -331,8 +345,8 @@ def plot(path: Path, curve: dict[str, dict[int, dict]], grown: dict[str, History
                    marker="o", label=f"KiB per retained snapshot ({label})")
         right.plot(levels, [curve[label][n]["most bytes the latest snapshot references"] / 1024 for n in levels],
                    color=c, marker="s", linestyle="--", label=f"KiB the latest snapshot references, most ({label})")
-    left.set(xscale="log", xlabel="commits", ylabel="ms (median; lower is better)",
-             title="ms per commit (windows) and per point query (levels)")
+    left.set(xscale="log", xlabel="commits", ylabel="ms (lower is better)",
+             title="ms per commit (mean over windows) and per point query (median at levels)")
     right.set(xscale="log", xlabel="commits", ylabel="KiB", title="metadata on disk")
     for ax in (left, right):
         ax.set_ylim(bottom=0)
