@@ -18,7 +18,7 @@ import textwrap
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 from urllib.parse import unquote, urlparse
 
 
@@ -88,13 +88,16 @@ def timed(spark, action) -> float:
     return time.perf_counter() - start
 
 
-def timed_with_cpu(spark, action, *threads: tuple[str, ...]) -> tuple[float, ...]:
+def timed_with_cpu(spark, action, *threads: tuple[str, ...], collect_garbage: bool = True) -> tuple[float, ...]:
     """Wall-clock seconds of action(), as `timed`, and the CPU seconds the Spark JVM spent meanwhile
     (user and system, all threads; Linux only). In local mode that JVM does all the work, so CPU
     seconds over cores is the shortest wall time any scheduling of the same work could reach. Then, for
-    each of `threads` (JIT_THREADS, GC_THREADS), what the JVM's threads so named spent of that CPU."""
+    each of `threads` (JIT_THREADS, GC_THREADS), what the JVM's threads so named spent of that CPU.
+    Without `collect_garbage` no collection runs first (a full one costs about 0.7 s of a 6 GB heap):
+    for actions timed by the thousand, whose medians leave out those a collection fell in."""
     pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
-    _collect_garbage(spark)
+    if collect_garbage:
+        _collect_garbage(spark)
     threads_before = [_threads_cpu_seconds(pid, names) for names in threads]
     cpu_before, start = _process_cpu_seconds(pid), time.perf_counter()
     action()
@@ -162,8 +165,9 @@ def machine_info(spark, extra: dict | None = None) -> dict:
 
 
 def write_results(out_dir: Path, name: str, title: str, results: list[Comparison], info: dict,
-                  checks: list[Check] = ()) -> list[Path]:
-    """Writes <name>.json, <name>.md and <name>.png into out_dir and returns their paths."""
+                  checks: list[Check] = (), draw: Optional[Callable[[Path], None]] = None) -> list[Path]:
+    """Writes <name>.json, <name>.md and <name>.png into out_dir and returns their paths. The plot is
+    the results' bars, or what `draw` draws into the path it is given (a workload's own figure)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path, md_path, png_path = (out_dir / f"{name}.{ext}" for ext in ("json", "md", "png"))
     report = {"benchmark": name, "title": title, "machine": info, "results": [r.summary() for r in results]}
@@ -188,7 +192,9 @@ def write_results(out_dir: Path, name: str, title: str, results: list[Comparison
             lines.append(f"| {r.workload} | {r.rows:,} | {r.baseline} | {r.rows_per_s(r.baseline_seconds):,.0f} | "
                          f"{r.candidate} | {r.rows_per_s(r.candidate_seconds):,.0f} | {r.ratio:.2f}x | "
                          f"{r.goal_text} | {r.result_text} |")
-    lines += ["", f"Median of {len(results[0].baseline_seconds)} runs each, order alternated between runs. "
+    runs = sorted({len(r.baseline_seconds) for r in results} | {len(r.candidate_seconds) for r in results})
+    lines += ["", f"Median of {runs[0] if len(runs) == 1 else f'{runs[0]} to {runs[-1]}'} runs each, order "
+              "alternated between runs. "
               f"Raw seconds are in `{json_path.name}`."]
     if any(r.description for r in results):
         lines += ["", "## What each row measures", ""]
@@ -200,7 +206,7 @@ def write_results(out_dir: Path, name: str, title: str, results: list[Comparison
     lines += ["", "## Machine", ""]
     lines += [f"- {k}: {v}" for k, v in info.items()]
     md_path.write_text("\n".join(lines) + "\n")
-    plot(png_path, title, results)
+    (draw or (lambda path: plot(path, title, results)))(png_path)
     return [md_path, json_path, png_path]
 
 

@@ -4,7 +4,8 @@
 
 Each workload is a module beside this file with NAME, TITLE and run(spark, rows, work, repeats)
 returning (list of harness.Comparison, dict of notes); add a module and list it in WORKLOADS. Goals
-that are not throughput ratios go in the notes under "checks", as a list of harness.Check.
+that are not throughput ratios go in the notes under "checks", as a list of harness.Check; a figure of
+the workload's own, drawn instead of the bars, under "plot", as a function of the path to draw into.
 Results go to bench/results/<NAME>.{md,json,png}; table data lives in bench/work/ (git-ignored)
 and is deleted afterwards.
 """
@@ -95,9 +96,9 @@ def main(argv: list[str]) -> int:
             print(f"== {module.TITLE} ({rows:,} rows, {args.repeats} runs)", flush=True)
             started = time.perf_counter()
             results, notes = module.run(spark, rows, work / name, args.repeats)
-            checks = notes.pop("checks", [])
+            checks, draw = notes.pop("checks", []), notes.pop("plot", None)
             info = harness.machine_info(spark, {**notes, "wall_clock_s": round(time.perf_counter() - started, 1)})
-            for path in harness.write_results(args.results, name, module.TITLE, results, info, checks):
+            for path in harness.write_results(args.results, name, module.TITLE, results, info, checks, draw):
                 print(f"   wrote {path.relative_to(BENCH.parent) if path.is_relative_to(BENCH.parent) else path}")
             for r in results:
                 failed |= not r.passed

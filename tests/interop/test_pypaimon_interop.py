@@ -100,10 +100,17 @@ def test_pypaimon_reads_every_type_we_write(spark, oracle, file_format):
 
 
 def test_pypaimon_reads_after_overwrite(spark, oracle):
-    spark.sql("CREATE TABLE paimon.default.interop_ow (id INT, p STRING) PARTITIONED BY (p)")
+    # A one-byte threshold: the commit after the overwrite compacts the manifests fully (its DELETE goes).
+    spark.sql("CREATE TABLE paimon.default.interop_ow (id INT, p STRING) PARTITIONED BY (p) "
+              "TBLPROPERTIES ('manifest.full-compaction-threshold-size' = '1 b')")
     spark.sql("INSERT INTO paimon.default.interop_ow VALUES (1, 'a'), (2, 'b')")
     spark.sql("INSERT OVERWRITE paimon.default.interop_ow PARTITION (p = 'a') VALUES (3)")
     assert read_with_pypaimon(oracle, "default.interop_ow", ["id", "p"]) == [(2, "b"), (3, "a")]
+    deleted = "SELECT sum(num_deleted_files) FROM paimon.default.`interop_ow$manifests`"
+    assert spark.sql(deleted).first()[0] == 1
+    spark.sql("INSERT INTO paimon.default.interop_ow VALUES (4, 'b')")
+    assert spark.sql(deleted).first()[0] == 0
+    assert read_with_pypaimon(oracle, "default.interop_ow", ["id", "p"]) == [(2, "b"), (3, "a"), (4, "b")]
 
 
 def test_we_read_pypaimon_tables_after_several_commits(spark, oracle):

@@ -124,30 +124,8 @@ final class ManifestStore(io: FileIO, paths: TablePaths, schema: TableSchema) {
     live.values.toSeq
   }
 
-  /**
-   * The manifests of a new base list. Once `manifest.merge-min-count` small manifests have piled up,
-   * the run from the first small manifest to the end is rewritten into full ones, so reads do not
-   * slow down with history. Merging a suffix keeps the order in which DELETEs follow their ADDs.
-   */
-  def compactBase(manifests: Seq[ManifestFileMeta]): Seq[ManifestFileMeta] = {
-    val small = manifests.count(_.fileSize < options.manifestTargetFileSize)
-    if (small < options.manifestMergeMinCount) manifests
-    else {
-      val start = manifests.indexWhere(_.fileSize < options.manifestTargetFileSize)
-      val (kept, merged) = manifests.splitAt(start)
-      kept ++ writeManifests(fold(merged))
-    }
-  }
-
-  /** Entries of some consecutive manifests with ADD/DELETE pairs cancelled, order kept. */
-  private def fold(manifests: Seq[ManifestFileMeta]): Seq[ManifestEntry] = {
-    val result = mutable.LinkedHashMap.empty[FileIdentifier, ManifestEntry]
-    val deletes = mutable.ArrayBuffer.empty[ManifestEntry]
-    manifests.foreach(m => readManifest(m.fileName).foreach { e =>
-      val id = e.identifier
-      if (e.kind == FileKind.Add) result.put(id, e)
-      else if (result.remove(id).isEmpty) deletes += e
-    })
-    deletes.toSeq ++ result.values
-  }
+  /** The manifests of a commit's new base list, merged from `manifests` as Paimon merges them ([[ManifestMerge]]). */
+  def mergeBase(manifests: Seq[ManifestFileMeta]): Seq[ManifestFileMeta] =
+    new ManifestMerge(this, partitionTypes, options.manifestTargetFileSize, options.manifestMergeMinCount,
+      options.manifestFullCompactionThreshold).merge(manifests)
 }

@@ -36,10 +36,10 @@ final class SnapshotManager private (io: FileIO, dir: Path, prefix: String, cata
   /** The id LATEST names when no next snapshot exists; whether its own file does is for the caller to find. */
   private def hinted: Option[Long] = hint(latestHint).filterNot(id => snapshotExists(id + 1))
 
-  def earliestId(): Option[Long] = hint(earliestHint) match {
-    case Some(id) if snapshotExists(id) => Some(id)
-    case _ => listIds().headOption
-  }
+  def earliestId(): Option[Long] = hintedEarliestId().orElse(listIds().headOption)
+
+  /** The id EARLIEST names, when that snapshot exists. */
+  def hintedEarliestId(): Option[Long] = hint(earliestHint).filter(snapshotExists)
 
   private def hint(file: Path): Option[Long] = io.readUtf8IfExists(file).flatMap(_.trim.toLongOption)
 

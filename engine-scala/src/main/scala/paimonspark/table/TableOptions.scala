@@ -52,6 +52,7 @@ final case class TableOptions(raw: Map[String, String]) {
   def compactionFileSize(primaryKey: Boolean): Long = (targetFileSize(primaryKey) * compactionSmallFileRatio).toLong
   def manifestTargetFileSize: Long = bytes(ManifestTargetFileSize)
   def manifestMergeMinCount: Int = int(ManifestMergeMinCount)
+  def manifestFullCompactionThreshold: Long = bytes(ManifestFullCompactionThreshold)
   def manifestCompression: String = text(ManifestCompression)
   def partitionDefaultName: String = text(PartitionDefaultName)
   def statsMode: StatsMode = StatsMode.parse(text(StatsModeKey)).getOrElse(StatsMode.Truncate(16))
@@ -199,6 +200,7 @@ object TableOptions {
   val TargetFileSize = "target-file-size"
   val ManifestTargetFileSize = "manifest.target-file-size"
   val ManifestMergeMinCount = "manifest.merge-min-count"
+  val ManifestFullCompactionThreshold = "manifest.full-compaction-threshold-size"
   val ManifestCompression = "manifest.compression"
   val PartitionDefaultName = "partition.default-name"
   val PartitionLegacyName = "partition.legacy-name"

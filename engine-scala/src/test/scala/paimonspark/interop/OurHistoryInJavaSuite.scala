@@ -2,6 +2,8 @@ package paimonspark.interop
 
 import java.time.{Duration, LocalDateTime}
 
+import scala.jdk.CollectionConverters._
+
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -168,6 +170,19 @@ class OurHistoryInJavaSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(java.rows(s"default.$e") == JavaPaimon.sorted(versions("1") :+ Seq(8, "h", "d2")))
       assert(java.rows(s"default.$e") == ours(s"SELECT * FROM paimon.default.$e"))
     }
+  }
+
+  test("a table whose manifests we compacted fully reads the same in Java at every snapshot") {
+    // A one-byte threshold: every commit from the overwrite on compacts its manifests fully.
+    val t = "hist_full_manifests"
+    val versions = writeHistory(t, "TBLPROPERTIES ('manifest.full-compaction-threshold-size' = '1 b')")
+    val table = java.table(s"default.$t")
+    val lists = table.store().manifestListFactory().create()
+    def deletes(list: String) = lists.read(list, null).asScala.map(_.numDeletedFiles).sum
+    val snapshots = ourSnapshotIds(t).map(table.snapshotManager().snapshot(_))
+    assert(snapshots.exists(s => deletes(s.deltaManifestList) > 0), "no commit removed a file")
+    assert(deletes(snapshots.last.baseManifestList) == 0)
+    assertJavaReadsHistory(t, versions)
   }
 
   test("a branch we create from a tag and write to, then fast-forward, reads the same in Java") {

@@ -30,14 +30,19 @@ final class SnapshotExpiry(table: FileStoreTable) {
   private val io = table.io
 
   /** Expires what `config` allows, counting from `latestId`; returns the number of snapshots expired. */
-  def expire(config: ExpireConfig, latestId: => Option[Long] = snapshots.latestId()): Int =
-    (snapshots.earliestId(), latestId) match {
+  def expire(config: ExpireConfig, latestId: => Option[Long] = snapshots.latestId()): Int = {
+    val hinted = snapshots.hintedEarliestId()
+    (hinted.orElse(snapshots.listIds().headOption), latestId) match {
       case (Some(earliest), Some(latest)) =>
         val end = ExpireRange.endExclusive(earliest, latest, table.consumerManager.minNextSnapshot(), config,
           id => snapshots.readIfExists(id).map(_.timeMillis))
+        // As Paimon's expiry: with nothing to expire, the hint is written where it is missing, or every
+        // commit's expiry would list all snapshots to find the earliest (10,000 of them in a streaming job's hour).
+        if (end <= earliest && hinted.isEmpty) snapshots.writeEarliestHint(earliest)
         expireUntil(earliest, end)
       case _ => 0
     }
+  }
 
   /** Expires the snapshots in [earliest, endExclusive). */
   def expireUntil(earliest: Long, endExclusive: Long): Int = {

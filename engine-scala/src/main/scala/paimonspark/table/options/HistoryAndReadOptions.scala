@@ -9,8 +9,6 @@ private[table] object HistoryAndReadOptions extends OptionDeclarations {
   import OptionScope.{Read, TableAndRead, TableAndWrite}
 
   private val positiveCount: (String, String) => Unit = (k, v) => if (v.trim.toLong <= 0) invalid(k, v, "positive")
-  private val positiveSize: (String, String) => Unit =
-    (k, v) => if (MemorySize.parse(k, v) <= 0) invalid(k, v, "a positive memory size")
 
   val All: Seq[PaimonOption] = Seq(
     // ---- snapshots, changelogs, tags and consumers ----

@@ -29,6 +29,9 @@ private[table] trait OptionDeclarations {
   protected def invalid(key: String, value: String, expected: String): Nothing =
     throw new InvalidOptionException(key, s"option '$key' must be $expected, not '$value'")
 
+  protected val positiveSize: (String, String) => Unit =
+    (k, v) => if (MemorySize.parse(k, v) <= 0) invalid(k, v, "a positive memory size")
+
   protected def only(supported: String*)(why: String): (String, String) => Unit = (k, v) =>
     if (!supported.exists(_.equalsIgnoreCase(v.trim))) unsupported(k, v, why)
 

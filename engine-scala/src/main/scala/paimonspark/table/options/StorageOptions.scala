@@ -125,8 +125,7 @@ private[table] object StorageOptions extends OptionDeclarations {
         invalid(k, v, "one of zstd, snappy, deflate, none")
       }),
     implemented("manifest.target-file-size", memory, "8 mb"),
-    noEffect("manifest.full-compaction-threshold-size", memory, "16 mb",
-      "manifests are merged by 'manifest.merge-min-count' only, which changes how they are split, not what they list"),
+    implemented("manifest.full-compaction-threshold-size", memory, "16 mb", positiveSize),
     implemented("manifest.merge-min-count", positive, "30"),
     noEffect("manifest.delete-file-drop-stats", bool, "false", "statistics kept on DELETE entries are never read"),
     implemented("metadata.stats-mode", text, "truncate(16)", (k, v) =>

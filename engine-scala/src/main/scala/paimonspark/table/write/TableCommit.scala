@@ -126,11 +126,13 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
   }
 
   /**
-   * Paimon's `compact_manifest`: a COMPACT snapshot with the same files, its base manifests merged
-   * into as few as `manifest.target-file-size` allows. None when the table has no snapshot.
+   * Paimon's `compact_manifest`: a COMPACT snapshot with the same files, its base manifests fully
+   * compacted whatever their size (Paimon merges with a minimum count and a threshold of 1). None
+   * when the table has no snapshot.
    */
   def compactManifests(): Option[Long] = if (table.snapshotManager.latestId().isEmpty) None else {
-    val merging = table.withDynamicOptions(Map(TableOptions.ManifestMergeMinCount -> "1"))
+    val merging = table.withDynamicOptions(Map(TableOptions.ManifestMergeMinCount -> "1",
+      TableOptions.ManifestFullCompactionThreshold -> "1 b"))
     new TableCommit(merging, commitUser).run(Nil, CommitKind.Compact, (_, _) => Nil).map(_.id)
   }
 
@@ -273,7 +275,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       planned = Some(ids)
       val deletes = replaced.map(_.asDelete)
       val written = new AttemptFiles(store)
-      val newBase = store.compactBase(base)
+      val newBase = store.mergeBase(base)
       val reused = base.map(_.fileName).toSet
       written.track(newBase.filterNot(m => reused(m.fileName)))
       val (baseList, baseSize) = written.list(newBase)
