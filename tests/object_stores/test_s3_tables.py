@@ -32,9 +32,10 @@ def test_append_table_on_s3_is_written_read_and_read_by_pypaimon(spark, oracle, 
     spark.sql("INSERT INTO paimon.default.logs VALUES (4, 'b')")
     assert rows(spark.table("paimon.default.logs")) == [(1, "a"), (2, "b"), (3, "a"), (4, "b")]
     assert oracle_rows(oracle, "logs") == [(1, "a"), (2, "b"), (3, "a"), (4, "b")]
-    # Published by conditional create: no temporary files beside the snapshots.
+    # Published by conditional create: no temporary files beside the snapshots and the hints (an expiry
+    # that expires nothing writes EARLIEST, as Paimon's does).
     assert sorted(k.rsplit("/", 1)[1] for k in table_keys(moto, bucket, "logs", "snapshot/")) == [
-        "LATEST", "snapshot-1", "snapshot-2"]
+        "EARLIEST", "LATEST", "snapshot-1", "snapshot-2"]
 
 
 @pytest.mark.parametrize("bucket_option", ["'bucket' = '2'", "'bucket' = '-1'"], ids=["fixed", "dynamic"])
