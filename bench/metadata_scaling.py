@@ -75,6 +75,7 @@ class History:
     table: str
     commits: int = 0
     timings: list[tuple[float, float]] = field(default_factory=list)
+    loads: list[float] = field(default_factory=list)  # the 1-minute load average after each commit
     references: list[tuple[int, int]] = field(default_factory=list)  # manifests and bytes, after some commits
 
     def commit(self) -> None:
@@ -83,6 +84,7 @@ class History:
         self.timings.append(timed_with_cpu(self.spark, lambda: self.spark.sql(
             f"INSERT INTO {self.table} VALUES ({n}, 'd{n % 4}', 'v{n}'), ({n + 100000}, 'd{n % 4}', 'w{n}')"),
             collect_garbage=False))
+        self.loads.append(os.getloadavg()[0])
 
     def point_query(self, row: int | None = None, version: int | None = None) -> str:
         """A query for one row of partition d1: `row`, by default the latest commit's there; at `version` if given."""
@@ -118,8 +120,8 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     for label, levels_seen in curve.items():
         for level, figures in levels_seen.items():
             notes[f"{label}, {level:,} commits"] = summary(figures)
-        notes[f"{label}: mean ms per commit (wall / CPU) over log-spaced windows"] = [
-            f"{a:,}-{b:,}: {w:.0f} / {c:.0f}" for a, b, w, c in windows(grown[label].timings)]
+        notes[f"{label}: mean ms per commit (wall / CPU) and load over log-spaced windows"] = [
+            f"{a:,}-{b:,}: {w:.0f} / {c:.0f} ({load:.1f})" for a, b, w, c, load in windows(grown[label], max(curve[label]))]
     notes["samples"] = (f"commits: the means of {CYCLES} cycles of {CYCLE} per figure (one at 10 commits); planning "
                         f"and running: {plans} pairs per level; $snapshots and $files: {SYSTEM_TABLE_RUNS}")
     return results, notes
@@ -312,15 +314,18 @@ def summary(figures: dict) -> str:
             f"{figures['most bytes the latest snapshot references']:,} bytes; load {figures['load_avg_1_min']}")
 
 
-def windows(timings: list[tuple[float, float]]) -> list[tuple[int, int, float, float]]:
-    """Mean wall and CPU ms of commits in windows that widen with history: 12 a decade, of a cycle at least."""
+def windows(history: History, last: int | None = None) -> list[tuple[int, int, float, float, float]]:
+    """Mean wall and CPU ms of commits, and the mean load after them, in windows that widen with history: 12 a
+    decade, of a cycle at least; up to commit `last`."""
+    timings = history.timings[:last]
     edges = [1]
     while edges[-1] <= len(timings):
         edges.append(min(len(timings) + 1, max(edges[-1] + CYCLE, round(edges[-1] * 10 ** (1 / 12)))))
     out = []
     for a, b in zip(edges, edges[1:]):
         chunk = timings[a - 1:b - 1]
-        out.append((a, b - 1, 1000 * statistics.fmean(t[0] for t in chunk), 1000 * statistics.fmean(t[1] for t in chunk)))
+        out.append((a, b - 1, 1000 * statistics.fmean(t[0] for t in chunk), 1000 * statistics.fmean(t[1] for t in chunk),
+                    statistics.fmean(history.loads[a - 1:b - 1])))
     return out
 
 
@@ -331,10 +336,17 @@ def plot(path: Path, curve: dict[str, dict[int, dict]], grown: dict[str, History
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
     colors = {"default options": "#2b7bba", "expiry off": "#e08a1e"}
+    # The machine is shared: wall time rises with its load while CPU time does not.
+    load = left.twinx()
+    w = windows(grown["default options"], max(curve["default options"]))
+    load.fill_between([(a + b) / 2 for a, b, *_ in w], [x[4] for x in w], color="#999999", alpha=0.15, linewidth=0)
+    load.set(ylabel="load average, 1 min (shaded; 2 cores)", ylim=(0, max(4.0, 2.5 * max(x[4] for x in w))))
+    left.set_zorder(load.get_zorder() + 1)
+    left.patch.set_visible(False)
     for label, history in grown.items():
         c = colors[label]
-        w = windows(history.timings[:max(curve[label])])
-        xs = [(a + b) / 2 for a, b, _, _ in w]
+        w = windows(history, max(curve[label]))
+        xs = [(a + b) / 2 for a, b, *_ in w]
         left.plot(xs, [x[2] for x in w], color=c, label=f"commit, wall ({label})")
         left.plot(xs, [x[3] for x in w], color=c, linestyle=":", label=f"commit, CPU ({label})")
         levels = sorted(curve[label])
