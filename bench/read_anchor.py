@@ -100,9 +100,11 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     bounds = {name: facts["keys"] // 10 if filtered else None for name, (_, _, filtered) in SCANS.items()}
     columns = spark.table("paimon.default.ra_compacted").columns
 
-    def query(name: str):
-        df = spark.table(f"paimon.default.{SCANS[name][1]}")
+    def filtered(name: str, df):
         return df if bounds[name] is None else df.where(F.col("id") < bounds[name])
+
+    def query(name: str):
+        return filtered(name, spark.table(f"paimon.default.{SCANS[name][1]}"))
 
     def ours(name: str) -> dict:
         """One scan of ours into Spark's noop sink: the plan's last stage turns every batch into
@@ -122,8 +124,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     def parquet(name: str):
         """Spark's own Parquet reader over the scan's live data files, merging nothing and applying no
         deletion vector: the decoding every reader built on it does at least."""
-        df = spark.read.parquet(*live[SCANS[name][1]]).select(*columns)
-        return df if bounds[name] is None else df.where(F.col("id") < bounds[name])
+        return filtered(name, spark.read.parquet(*live[SCANS[name][1]]).select(*columns))
 
     warehouse = str(warehouse_dir(spark))
     scan_args = [f"{name}:{table}" + (f":{bounds[name]}" if bounds[name] is not None else "")

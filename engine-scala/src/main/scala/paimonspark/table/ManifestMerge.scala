@@ -83,7 +83,7 @@ final class ManifestMerge(store: ManifestStore, partitionTypes: Seq[DataType], t
    */
   private def mayHoldDeletes(m: ManifestFileMeta, deleted: Set[FileIdentifier]): Boolean =
     if (deleted.isEmpty) false
-    else if (partitionTypes.isEmpty || m.partitionStats.minValues.length <= 12) true
+    else if (partitionTypes.isEmpty || BinaryRow.holdsNoFields(m.partitionStats.minValues)) true
     else {
       val stats = m.partitionStats
       val (mins, maxs) = (BinaryRow.deserialize(partitionTypes, stats.minValues),

@@ -28,6 +28,9 @@ object BinaryRow {
   /** The 12-byte serialized empty row (arity 0), as unpartitioned tables store `_PARTITION`. */
   val EmptySerialized: Array[Byte] = new Array[Byte](12)
 
+  /** Whether serialized row bytes hold no fields: statistics a writer left out (Paimon's empty stats). */
+  def holdsNoFields(serialized: Array[Byte]): Boolean = serialized.length <= EmptySerialized.length
+
   /** 4-byte big-endian arity followed by the row bytes (`SerializationUtils.serializeBinaryRow`). */
   def serialize(types: Seq[DataType], row: InternalRow): Array[Byte] = {
     val body = toBytes(types, row)

@@ -97,7 +97,7 @@ final class ScanPlanner(table: FileStoreTable, checksFeatures: Boolean = true, a
 
   private def manifestMayMatch(m: ManifestFileMeta, f: Predicate): Boolean = {
     val stats = m.partitionStats
-    if (partitionTypes.isEmpty || stats.minValues.length <= 12) true
+    if (partitionTypes.isEmpty || BinaryRow.holdsNoFields(stats.minValues)) true
     else {
       val mins = BinaryRow.deserialize(partitionTypes, stats.minValues)
       val maxs = BinaryRow.deserialize(partitionTypes, stats.maxValues)
@@ -116,7 +116,7 @@ final class ScanPlanner(table: FileStoreTable, checksFeatures: Boolean = true, a
     }
     val types = statsFields.map(_.dataType.withNullable(true))
     // Stats another writer stored in a form this reader does not decode are treated as unknown.
-    lazy val bounds = if (statsFields.isEmpty || file.valueStats.minValues.length <= 12) None else Try(
+    lazy val bounds = if (statsFields.isEmpty || BinaryRow.holdsNoFields(file.valueStats.minValues)) None else Try(
       (BinaryRow.deserialize(types, file.valueStats.minValues), BinaryRow.deserialize(types, file.valueStats.maxValues))
     ).toOption
     i => partitionIndex.get(i) match {
@@ -125,7 +125,7 @@ final class ScanPlanner(table: FileStoreTable, checksFeatures: Boolean = true, a
       // key stats do not have that problem, since every version of a key has the same key.
       case None if table.isPrimaryKeyTable =>
         val pos = trimmedKeys.indexOf(schema.fields(i).name)
-        if (pos < 0 || file.schemaId != schema.id || file.keyStats.minValues.length <= 12) ColumnRange.unknown(file.rowCount)
+        if (pos < 0 || file.schemaId != schema.id || BinaryRow.holdsNoFields(file.keyStats.minValues)) ColumnRange.unknown(file.rowCount)
         else Try {
           val mins = BinaryRow.deserialize(keyTypes, file.keyStats.minValues)
           val maxs = BinaryRow.deserialize(keyTypes, file.keyStats.maxValues)
