@@ -1,10 +1,22 @@
 package paimonspark.format
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.vectorized.{ColumnarBatch, ColumnVector}
 
 /** One data file being written, in its format: rows of its schema in, its length and statistics out. */
 trait DataFileWriter {
   def write(row: InternalRow): Unit
+
+  /**
+   * Writes rows `from` until `from + count` of `columns` (one per column of the file's schema), as
+   * `write` would write them one by one; formats that encode a column at a time override it.
+   */
+  def writeColumns(columns: Array[ColumnVector], from: Int, count: Int): Unit = {
+    val batch = new ColumnarBatch(columns, from + count)
+    var i = from
+    while (i < from + count) { write(batch.getRow(i)); i += 1 }
+  }
+
   def rowCount: Long
 
   /** Bytes written plus bytes buffered: what file rolling compares with the target size. */

@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, SortOrder}
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.vectorized.ColumnVector
 
 import paimonspark.format.{DataField, DataFileReader, SparkTypes}
 import paimonspark.format.metadata.{DataFileMeta, FileSource}
@@ -22,6 +23,8 @@ import paimonspark.format.metadata.{DataFileMeta, FileSource}
  * deletion vectors (`vectors`), rows they mark are not read, and the versions found above are marked.
  * A file moved up alone is read, rewritten or only moved as `upgrades` (Paimon's upgrade strategy)
  * says: read, it is merged like a rewritten one for its changelog and the versions it replaces, and kept.
+ * Where the merge is the deduplicate merge of an integral key and nothing but the merged rows is
+ * wanted, files are merged on their column batches and written a column at a time (`batchMerge`).
  */
 final class Compactor(
     settings: DataFileSettings,
@@ -32,11 +35,13 @@ final class Compactor(
     reader: DataFileReader,
     maxLevel: Int,
     minFileSize: Long,
-    upgrades: UpgradeRule) {
+    upgrades: UpgradeRule,
+    batchMerge: Boolean = true) {
 
   private val rowSchema = StructType(KeyValue.SystemFields ++
     SparkTypes.physical(SparkTypes.toSparkStruct(fields, withFieldIds = false)).fields)
   private val keyRanges = new KeyRanges(keyIndices.map(fields(_).dataType))
+  private val batchKey = KeyColumnMerge.keyOf(rowSchema, keyIndices.map(_ + 2), spec).filter(_ => batchMerge && reader.columnar)
   private val keyOrdering = GenerateOrdering.generate(keyIndices.map { i =>
     SortOrder(BoundReference(i + 2, rowSchema(i + 2).dataType, nullable = false), Ascending)
   })
@@ -98,6 +103,17 @@ final class Compactor(
   private def merge(bucketDir: Path, files: Seq[DataFileMeta], level: Int, dropRetractions: Boolean,
       changelog: Option[ChangelogOutput], resolution: Option[LookupResolution], vectors: Option[BucketVectors],
       write: Boolean = true): Seq[DataFileMeta] = {
+    // The changelog and the lookups need every merged key, retractions included: they are dropped here instead.
+    val perKey = changelog.isDefined || resolution.isDefined
+    batchKey.filter(_ => write && !perKey && vectors.isEmpty) match {
+      case Some(key) => mergeBatches(bucketDir, files, key, level, dropRetractions)
+      case None => mergeRows(bucketDir, files, level, dropRetractions, changelog, resolution, vectors, write, perKey)
+    }
+  }
+
+  private def mergeRows(bucketDir: Path, files: Seq[DataFileMeta], level: Int, dropRetractions: Boolean,
+      changelog: Option[ChangelogOutput], resolution: Option[LookupResolution], vectors: Option[BucketVectors],
+      write: Boolean, perKey: Boolean): Seq[DataFileMeta] = {
     val opened = ArrayBuffer.empty[DataFileReader.Rows]
     def rows(files: Seq[DataFileMeta]): Iterator[InternalRow] = files.iterator.flatMap { f =>
       val r = reader.open(new Path(bucketDir, f.fileName), f.fileSize, f.schemaId)
@@ -107,8 +123,6 @@ final class Compactor(
     val sortedRuns = SortedRun.of(files)
     val runs = sortedRuns.map(run => rows(if (run.level == 0) run.files else keyRanges.byMinKey(run.files)))
     val engine = spec.create(rowSchema, (keyIndices ++ partitionIndices).map(_ + 2))
-    // The changelog and the lookups need every merged key, retractions included: they are dropped here instead.
-    val perKey = changelog.isDefined || resolution.isDefined
     val merged = new SortedRunMerge(runs, keyOrdering, engine, spec.versionOrdering(rowSchema),
       dropRetractions && !perKey, integralKey = IntegralKey.of(rowSchema, keyIndices.map(_ + 2)),
       runLevels = if (spec.lookupMerge) Some(sortedRuns.map(_.level)) else None)
@@ -136,6 +150,45 @@ final class Compactor(
         throw e
     } finally opened.foreach(_.close())
   }
+
+  /**
+   * The merge of `files` into new files at `level` on their column batches ([[KeyColumnMerge]]):
+   * each batch of results is gathered from the runs' batches and written a column at a time,
+   * before any run moves to its next batch.
+   */
+  private def mergeBatches(bucketDir: Path, files: Seq[DataFileMeta], key: IntegralKey, level: Int,
+      dropRetractions: Boolean): Seq[DataFileMeta] = {
+    val runs = SortedRun.of(files).map { run =>
+      new RunBatches(if (run.level == 0) run.files else keyRanges.byMinKey(run.files),
+        f => reader.open(new Path(bucketDir, f.fileName), f.fileSize, f.schemaId))
+    }.toArray
+    val merge = new KeyColumnMerge(runs, key, spec.ignoreDelete, keepRetractions = !dropRetractions)
+    val selection = new Selection(Compactor.BatchSize)
+    val columns = rowSchema.fields.map(f => new GatherVector(f.dataType, runs.length, selection))
+    val input = columns.toArray[ColumnVector]
+    val writer = new KeyValueFileWriter(settings, bucketDir, fields, keyIndices, level, FileSource.Compact)
+    try {
+      var more = true
+      while (more) {
+        selection.size = 0
+        more = merge.fill(selection)
+        if (selection.size > 0) {
+          columns.indices.foreach(c => columns(c).gatherFrom(r => Option(runs(r).batch).map(_.column(c)).orNull))
+          writer.write(input, selection.size)
+        }
+      }
+      writer.finish()
+    } catch {
+      case e: Throwable =>
+        writer.abort()
+        throw e
+    } finally runs.foreach(_.close())
+  }
+}
+
+object Compactor {
+  /** Rows a batch merge gathers before writing them. */
+  private val BatchSize = 4096
 }
 
 /** What a compaction changed in a bucket: files removed, files added, and changelog files written. */

@@ -1,4 +1,4 @@
-package paimonspark.spark.read
+package paimonspark.lsm
 
 import org.apache.spark.sql.types.{DataType, Decimal, StructType}
 import org.apache.spark.sql.vectorized.{ColumnarArray, ColumnarMap, ColumnVector}
@@ -8,7 +8,7 @@ import org.apache.spark.unsafe.types.UTF8String
  * Which row of which source each position of a gathered batch is: `runs(i)` indexes the sources,
  * `rows(i)` is the row within that source's current batch.
  */
-private[read] final class Selection(val capacity: Int) {
+final class Selection(val capacity: Int) {
   val runs = new Array[Int](capacity)
   val rows = new Array[Int](capacity)
   var size = 0
@@ -25,7 +25,7 @@ private[read] final class Selection(val capacity: Int) {
  * from the runs they came from instead of copied. Struct columns gather their fields the same way,
  * so nested rows keep pointing at the sources.
  */
-private[read] final class GatherVector(dataType: DataType, runCount: Int, selection: Selection)
+final class GatherVector(dataType: DataType, runCount: Int, selection: Selection)
     extends ColumnVector(dataType) {
 
   private val runs = selection.runs

@@ -1,19 +1,31 @@
-package paimonspark.spark.read
+package paimonspark.lsm
 
 import org.apache.spark.sql.execution.vectorized.ConstantColumnVector
+import org.apache.spark.sql.types.StructType
 
-import paimonspark.lsm.{IntegralKey, KeyValue}
+import paimonspark.format.DataFileReader
 
 /**
- * The deduplicate merge of a section's runs, done on their column batches: the key (one integral
- * column), sequence number and kind of each run's batch are read into arrays once, and each key's
- * newest version is found by comparing numbers, without a row per version or a call per value.
- * A stretch of keys that only one run holds is taken in one loop. Its results are those of
- * [[paimonspark.lsm.SortedRunMerge]] with the deduplicate engine ordered by sequence number; batch
- * reads drop merged retractions, and with `ignoreDelete` no retraction wins.
+ * How a merge of runs read as column batches fills a batch of results: it adds the places
+ * (run, row) of merged results to the selection until the selection is full, or a run it holds
+ * rows of would have to move to its next batch (the selected rows must be used first), or the
+ * runs end (false).
  */
-private[read] final class KeyColumnMerge(runs: Array[BatchRows], key: IntegralKey, ignoreDelete: Boolean)
-    extends SectionMerge {
+trait SectionMerge {
+  def fill(selection: Selection): Boolean
+}
+
+/**
+ * The deduplicate merge of runs, done on their column batches: the key (one integral column),
+ * sequence number and kind of each run's batch are read into arrays once, and each key's newest
+ * version is found by comparing numbers, without a row per version or a call per value. A stretch
+ * of keys that only one run holds is taken in one loop. Its results are those of [[SortedRunMerge]]
+ * with the deduplicate engine ordered by sequence number: reads drop merged retractions, a
+ * compaction that must keep them (`keepRetractions`) keeps the newest, and with `ignoreDelete` no
+ * retraction wins.
+ */
+final class KeyColumnMerge(runs: Array[_ <: DataFileReader.Batched], key: IntegralKey, ignoreDelete: Boolean,
+    keepRetractions: Boolean = false) extends SectionMerge {
   private val n = runs.length
   private val keys = new Array[Array[Long]](n)
   private val sequences = new Array[Array[Long]](n)  // null: the batch's sequence number is `sequence`
@@ -47,6 +59,9 @@ private[read] final class KeyColumnMerge(runs: Array[BatchRows], key: IntegralKe
     val kind = kinds(r)(row)
     kind == KeyValue.UpdateBefore || kind == KeyValue.Delete
   }
+
+  // Whether the result at (r, row) is left out: a retraction, unless kept (and then not ignored).
+  private def dropped(r: Int, row: Int): Boolean = (!keepRetractions || ignoreDelete) && retraction(r, row)
 
   override def fill(selection: Selection): Boolean = {
     if (selection.size == 0) java.util.Arrays.fill(holding, false)
@@ -90,7 +105,7 @@ private[read] final class KeyColumnMerge(runs: Array[BatchRows], key: IntegralKe
     var p = position(r)
     val end = size(r)
     while ({
-      if (!retraction(r, p)) { selection.add(r, p); holding(r) = true }
+      if (!dropped(r, p)) { selection.add(r, p); holding(r) = true }
       p += 1
       p < end && k(p) < bound && selection.size < selection.capacity
     }) ()
@@ -113,6 +128,17 @@ private[read] final class KeyColumnMerge(runs: Array[BatchRows], key: IntegralKe
       }
       r += 1
     }
-    if (newest >= 0 && !retraction(newest, newestRow)) { selection.add(newest, newestRow); holding(newest) = true }
+    if (newest >= 0 && !dropped(newest, newestRow)) { selection.add(newest, newestRow); holding(newest) = true }
   }
+}
+
+object KeyColumnMerge {
+  /**
+   * The key a [[KeyColumnMerge]] merges runs of `schema` on, if it gives what `engine` would: a
+   * deduplicated key of one integral column (at `keyOrdinals`) whose versions are ordered by
+   * sequence number alone, in a table that does not look keys up.
+   */
+  def keyOf(schema: StructType, keyOrdinals: Seq[Int], engine: MergeEngineSpec): Option[IntegralKey] =
+    IntegralKey.of(schema, keyOrdinals).filter(_ =>
+      engine.engine == "deduplicate" && engine.sequenceFields.isEmpty && !engine.lookupMerge)
 }

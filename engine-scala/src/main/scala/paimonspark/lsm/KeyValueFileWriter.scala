@@ -5,6 +5,7 @@ import scala.collection.mutable.ArrayBuffer
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.vectorized.{ColumnarBatch, ColumnVector}
 
 import paimonspark.format._
 import paimonspark.format.row._
@@ -42,10 +43,10 @@ final class KeyValueFileWriter(
   private val keyTypes = keyFields.map(_.dataType)
   private val fileFields = KeyValueFields.fileFields(keyFields, fields)
   private val fileSchema = SparkTypes.physical(SparkTypes.toSparkStruct(fileFields, withFieldIds = true))
-  private val inputOrdinals = keyIndices.map(_ + 2) ++ Seq(KeyValue.SequenceOrdinal, KeyValue.KindOrdinal) ++
-    fields.indices.map(_ + 2)
+  private val inputOrdinals = (keyIndices.map(_ + 2) ++ Seq(KeyValue.SequenceOrdinal, KeyValue.KindOrdinal) ++
+    fields.indices.map(_ + 2)).toArray
   // A view: the file writer reads each field once, so a copy would only write every field twice.
-  private val fileRow = ProjectingInternalRow(fileSchema, inputOrdinals)
+  private val fileRow = ProjectingInternalRow(fileSchema, inputOrdinals.toIndexedSeq)
   private val toKey = UnsafeProjection.create(keyIndices.zipWithIndex.map { case (k, j) =>
     BoundReference(k + 2, fileSchema(j).dataType, nullable = false)
   })
@@ -86,6 +87,41 @@ final class KeyValueFileWriter(
     maxSequence = math.max(maxSequence, sequence)
     if (KeyValue.isRetract(kv)) retractions += 1
     if ((file.rowCount & 1023) == 0 && file.estimatedSize >= settings.targetFileSize) close()
+  }
+
+  /**
+   * Writes the first `rows` rows of `columns` (one per field of the input rows), as [[write]] would
+   * write them one by one: the files are the same, cut at the same rows, but each column is written
+   * in one go between the checks of the file's size.
+   */
+  def write(columns: Array[ColumnVector], rows: Int): Unit = {
+    val fileColumns = inputOrdinals.map(columns(_))
+    val view = new ColumnarBatch(columns, rows)
+    val sequences = columns(KeyValue.SequenceOrdinal)
+    val kinds = columns(KeyValue.KindOrdinal)
+    var from = 0
+    while (from < rows) {
+      if (file == null) open()
+      val n = math.min(rows - from, 1024 - (file.rowCount & 1023).toInt)
+      file.writeColumns(fileColumns, from, n)
+      if (minKey == null) minKey = BinaryRow.serialize(keyTypes, toKey(view.getRow(from)))
+      val last = view.getRow(from + n - 1)
+      integralKey match {
+        case Some(k) => lastNumber = k.of(last)
+        case None => lastKey.copyFrom(toKey(last))
+      }
+      var r = from
+      while (r < from + n) {
+        val sequence = sequences.getLong(r)
+        if (sequence < minSequence) minSequence = sequence
+        if (sequence > maxSequence) maxSequence = sequence
+        val kind = kinds.getByte(r)
+        if (kind == KeyValue.UpdateBefore || kind == KeyValue.Delete) retractions += 1
+        r += 1
+      }
+      from += n
+      if ((file.rowCount & 1023) == 0 && file.estimatedSize >= settings.targetFileSize) close()
+    }
   }
 
   /** Closes the open file and returns every file written, in key order. */

@@ -9,6 +9,7 @@ import org.apache.parquet.schema.{LogicalTypeAnnotation, MessageType}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName._
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.vectorized.ColumnVector
 
 import paimonspark.format.{AtomicType, DataField, DataType, TypeRoot}
 
@@ -49,10 +50,8 @@ final class FlatRowWriter private (kinds: Array[Int], descriptors: Array[ColumnD
   def write(row: InternalRow): Unit = {
     var i = 0
     while (i < kinds.length) {
-      if (row.isNullAt(i)) {
-        if (required(i)) throw new IllegalStateException(s"column ${descriptors(i).getPath.mkString(".")} is required but null")
-        chunks(i).addNull()
-      } else (kinds(i): @switch) match {
+      if (row.isNullAt(i)) addNull(i)
+      else (kinds(i): @switch) match {
         case Long64 => primitives(i).add(row.getLong(i))
         case Millis64 => primitives(i).add(TimestampUnit.millis(row.getLong(i)))
         case Int32 => primitives(i).add(row.getInt(i).toLong)
@@ -72,6 +71,50 @@ final class FlatRowWriter private (kinds: Array[Int], descriptors: Array[ColumnD
       }
       i += 1
     }
+  }
+
+  /**
+   * Writes rows `from` until `from + count` of `columns`, one column after the other, each value
+   * as [[write]] writes it: one loop per column over values of one type.
+   */
+  def writeColumns(columns: Array[ColumnVector], from: Int, count: Int): Unit = {
+    val end = from + count
+    var i = 0
+    while (i < kinds.length) {
+      val c = columns(i)
+      var r = from
+      (kinds(i): @switch) match {
+        case Long64 => val w = primitives(i); while (r < end) { if (!nullAt(i, c, r)) w.add(c.getLong(r)); r += 1 }
+        case Millis64 => val w = primitives(i); while (r < end) { if (!nullAt(i, c, r)) w.add(TimestampUnit.millis(c.getLong(r))); r += 1 }
+        case Int32 => val w = primitives(i); while (r < end) { if (!nullAt(i, c, r)) w.add(c.getInt(r).toLong); r += 1 }
+        case Double64 =>
+          val w = primitives(i)
+          while (r < end) { if (!nullAt(i, c, r)) w.add(java.lang.Double.doubleToLongBits(c.getDouble(r))); r += 1 }
+        case Utf8 => val w = binaries(i); while (r < end) { if (!nullAt(i, c, r)) w.add(c.getUTF8String(r)); r += 1 }
+        case Byte8 => val w = primitives(i); while (r < end) { if (!nullAt(i, c, r)) w.add(c.getByte(r).toLong); r += 1 }
+        case Short16 => val w = primitives(i); while (r < end) { if (!nullAt(i, c, r)) w.add(c.getShort(r).toLong); r += 1 }
+        case Float32 =>
+          val w = primitives(i)
+          while (r < end) { if (!nullAt(i, c, r)) w.add(java.lang.Float.floatToIntBits(c.getFloat(r)).toLong); r += 1 }
+        case Bool => val w = booleans(i); while (r < end) { if (!nullAt(i, c, r)) w.add(c.getBoolean(r)); r += 1 }
+        case Bytes => val w = binaries(i); while (r < end) { if (!nullAt(i, c, r)) w.add(c.getBinary(r)); r += 1 }
+        case Decimal32 | Decimal64 =>
+          val (w, (p, s)) = (primitives(i), decimals(i))
+          while (r < end) { if (!nullAt(i, c, r)) w.add(c.getDecimal(r, p, s).toUnscaledLong); r += 1 }
+        case DecimalFixed =>
+          val (w, (p, s), width) = (binaries(i), decimals(i), descriptors(i).getPrimitiveType.getTypeLength)
+          while (r < end) { if (!nullAt(i, c, r)) w.add(DecimalBytes.fixed(c.getDecimal(r, p, s), width)); r += 1 }
+      }
+      i += 1
+    }
+  }
+
+  /** Whether row `r` of `c`, column `i`, is null, written as such. */
+  private def nullAt(i: Int, c: ColumnVector, r: Int): Boolean = c.isNullAt(r) && { addNull(i); true }
+
+  private def addNull(i: Int): Unit = {
+    if (required(i)) throw new IllegalStateException(s"column ${descriptors(i).getPath.mkString(".")} is required but null")
+    chunks(i).addNull()
   }
 
   /** What the row group holds so far, as parquet-mr's column writers count it to end row groups. */

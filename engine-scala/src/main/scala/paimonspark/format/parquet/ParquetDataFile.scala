@@ -8,6 +8,7 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName
 import org.apache.parquet.io.{ColumnIOFactory, OutputFile}
 import org.apache.parquet.io.api.RecordConsumer
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.vectorized.ColumnVector
 
 import paimonspark.format.{DataField, DataFileWriter, FileStats, FileWriteSpec}
 
@@ -66,6 +67,21 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
     rows += 1
     rowsInGroup += 1
     if (rowsInGroup >= nextSizeCheck) checkRowGroupSize()
+  }
+
+  /** Column by column between the row group's size checks, so row groups end where `write` ends them. */
+  override def writeColumns(columns: Array[ColumnVector], from: Int, count: Int): Unit = flat match {
+    case Some(writer) =>
+      var done = 0
+      while (done < count) {
+        val n = math.min(count - done, nextSizeCheck - rowsInGroup).toInt
+        writer.writeColumns(columns, from + done, n)
+        done += n
+        rows += n
+        rowsInGroup += n
+        if (rowsInGroup >= nextSizeCheck) checkRowGroupSize()
+      }
+    case None => super.writeColumns(columns, from, count)
   }
 
   override def rowCount: Long = rows

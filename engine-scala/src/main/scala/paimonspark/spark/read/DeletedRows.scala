@@ -10,6 +10,7 @@ import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 import paimonspark.CorruptFileException
 import paimonspark.format.metadata.{DeletionFile, DeletionVector}
 import paimonspark.fs.FileIO
+import paimonspark.lsm.{GatherVector, Selection}
 
 /**
  * The rows of a data file its deletion vector does not mark: positions counted from the file's first

@@ -9,7 +9,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import paimonspark.format.DataFileReader
-import paimonspark.lsm.{IntegralKey, KeyValue, MergeEngineSpec, SortedRunMerge}
+import paimonspark.lsm.{IntegralKey, KeyColumnMerge, KeyValue, MergeEngineSpec, SectionMerge, SortedRunMerge}
 
 /**
  * Reads one [[MergeSplit]], section by section: every file is a key-sorted run, the runs are
@@ -74,8 +74,7 @@ final class MergeReaderFactory(
 
   /** The merge on column batches, where it gives what the engine would: a deduplicated integral key ordered by sequence. */
   private val keyColumnMerge: Option[Array[BatchRows] => SectionMerge] =
-    IntegralKey.of(mergeSchema, keyOrdinals).filter(_ =>
-      engine.engine == "deduplicate" && engine.sequenceFields.isEmpty && !engine.lookupMerge).map { key =>
+    KeyColumnMerge.keyOf(mergeSchema, keyOrdinals, engine).map { key =>
       val ignoreDelete = engine.ignoreDelete
       (runs: Array[BatchRows]) => new KeyColumnMerge(runs, key, ignoreDelete)
     }

@@ -6,7 +6,7 @@ import org.apache.spark.sql.execution.vectorized.{ColumnVectorUtils, ConstantCol
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.{ColumnarBatch, ColumnVector}
 
-import paimonspark.lsm.SortedRunMerge
+import paimonspark.lsm.{GatherVector, SectionMerge, Selection, SortedRunMerge}
 
 /**
  * A merge split read as columnar batches for engines whose result is one of the versions merged:
@@ -79,15 +79,6 @@ private[read] final class MergedBatchReader(
     sections.close()
     partitionColumns.foreach(_.close())
   }
-}
-
-/**
- * How a section's merge fills a columnar batch: it adds the places (run, row) of merged results to
- * the selection until the selection is full, or a run it holds rows of would have to move to its
- * next batch (the batch must be handed on first), or the section ends (false).
- */
-private[read] trait SectionMerge {
-  def fill(selection: Selection): Boolean
 }
 
 /** A section's merge by [[SortedRunMerge]], for engines whose result is one of the versions it merged. */

@@ -55,7 +55,7 @@ final class SparkFileReader(readers: SchemaReaders) extends DataFileReader {
     new BatchRows(new SequencePrepended(reader.batches(split(file, size)), sequence), file, () => release(schemaId, reader))
   }
 
-  def columnar: Boolean = readers.columnar
+  override def columnar: Boolean = readers.columnar
 
   private def split(file: Path, size: Long): PartitionedFile =
     PartitionedFile(InternalRow.empty, SparkPath.fromPath(file), 0L, size, Array.empty[String], 0L, size, Map.empty)
@@ -81,13 +81,13 @@ private final class SequencePrepended(reader: PartitionReader[ColumnarBatch], se
  * same batch again for the next one, so a row, or a position in `batch`, is valid until then.
  */
 private[read] final class BatchRows(reader: PartitionReader[ColumnarBatch], file: Path, closed: () => Unit)
-    extends DataFileReader.Rows {
+    extends DataFileReader.Rows with DataFileReader.Batched {
   private var current: ColumnarBatch = _
   private var position = 0
   private var ended = false
 
   /** The batch holding the last row returned; null before the first and after the last. */
-  def batch: ColumnarBatch = current
+  override def batch: ColumnarBatch = current
 
   /** The last row's position in `batch`. */
   def rowId: Int = position - 1
@@ -115,8 +115,7 @@ private[read] final class BatchRows(reader: PartitionReader[ColumnarBatch], file
     current.getRow(position - 1)
   }
 
-  /** Moves past the current batch's rows to the next batch with rows, which `batch` then is; false at the end. */
-  def nextBatch(): Boolean = {
+  override def nextBatch(): Boolean = {
     if (current != null) position = current.numRows()
     hasNext
   }
