@@ -29,7 +29,7 @@ PRODUCERS = {
     "full-compaction": {"changelog-producer": "full-compaction"},
 }
 INGEST_ROWS = 2_000_000  # the producer-cost workload: 10 batches of 200,000 upserts into a 2 M-row table
-LOOKUP_CPU_GOAL = 1.3  # the lookup producer against none (issue 33)
+LOOKUP_CPU_GOAL = 1.5  # the lookup producer against none (issue 56; issue 33 asked 1.3)
 LOOKUP_JAVA_GOAL = 0.5  # the lookup producer against Paimon's Java writer's, CPU per row (issue 33)
 LATENCY_RATE, LATENCY_SECONDS = 10_000, 120
 
@@ -116,6 +116,14 @@ def producer_cost(spark: SparkSession, work: Path, repeats: int, ingest_rows: in
         med[p] <= LOOKUP_CPU_GOAL * med["none"],
         "CPU seconds of the Spark JVM during the timed writes, inline compaction (and with it the lookups and the "
         f"changelog) included; median of the runs. Goal from the issue: <= {LOOKUP_CPU_GOAL}x.")
+        for p in ("lookup", "lookup, gentle")]
+    # What the same producers cost Paimon's own writer: what the goal above asks of ours, set beside it.
+    java_med = {p: statistics.median(r["cpu_s"] for r in java[p]) for p in PRODUCERS}
+    checks += [Check(
+        f"CPU of the {p} producer against none, Paimon's Java writer",
+        f"{java_med[p] / java_med['none']:.2f}x ({java_med[p]:.1f} CPU-s against {java_med['none']:.1f})", "reported",
+        True, "The same ratio for Paimon's Java writer over the same batches (its CPU seconds, medians of its runs "
+              "below): where the goal above stands against Paimon's own implementation of the producer.")
         for p in ("lookup", "lookup, gentle")]
     for p in PRODUCERS:
         goal = LOOKUP_JAVA_GOAL if p.startswith("lookup") else 1.0
