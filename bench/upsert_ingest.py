@@ -34,7 +34,13 @@ MOR_RUNS = 5  # the scan goal's case: Paimon's universal compaction starts at 5 
 # than any key count makes that a permutation, so a batch never holds a key twice (MERGE INTO
 # refuses a source with two rows for one target row) and the updates spread over the whole table.
 STRIDE = 2_654_435_761
-SCAN_GOAL = 1 / 1.5  # a merge-on-read scan may take at most 1.5x the compacted scan's time
+# With default options ours and Paimon's Java writer compact the 10 M-row workload on two schedules
+# (Java nothing at the 5th sorted run, then every bucket in full at the 6th; ours 7 of 8 buckets at the
+# 5th), for a reason not found yet. Both pick by file sizes, a newer run joining a pick while at most
+# `compaction.size-ratio` percent (1 by default) larger than the runs picked so far; at 100 the same
+# data is picked alike on both sides, with a wide margin, and the comparison does the same work.
+PINNED_SCHEDULE = {"compaction.size-ratio": "100"}
+SCAN_GOAL = 0.8  # issue 56: a merge-on-read scan at 0.8x or better of the compacted scan, in CPU per row
 
 DELTA = (
     "Delta Lake MERGE INTO was not measured: no delta-spark release runs on Spark 4.3.0 (checked 2026-11-22). "
@@ -251,6 +257,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     systems = {
         "paimon upsert": lambda i: f"upsert_r{i}",
         "paimon write-only": lambda i: f"upsert_wo_r{i}",
+        "paimon pinned": lambda i: f"upsert_pin_r{i}",
         "parquet append": lambda i: work / f"append_r{i}",
         "parquet bucketed sort": lambda i: work / f"sorted_r{i}",
         "parquet rewrite": lambda i: work / f"rewrite_r{i}",
@@ -261,6 +268,9 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
             copy("upsert_base", target)
             if system == "paimon write-only":
                 spark.sql(f"ALTER TABLE paimon.default.{target} SET TBLPROPERTIES ('write-only' = 'true')")
+            if system == "paimon pinned":
+                spark.sql(f"ALTER TABLE paimon.default.{target} SET TBLPROPERTIES "
+                          f"({', '.join(f'{k!r} = {v!r}' for k, v in PINNED_SCHEDULE.items())})")
         elif system in ("parquet append", "parquet bucketed sort"):
             shutil.rmtree(target, ignore_errors=True)  # appends do not read the table: start empty
         else:
@@ -301,6 +311,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     compaction: dict[str, list[list[dict]]] = {system: [] for system in systems if system.startswith("paimon")}
     classpath = java_classpath()
     deferred_compaction: list[float] = []
+    deferred_compaction_cpu: list[float] = []
     batch_seconds: dict[str, list[float]] = {}
     batch_cpu_seconds: dict[str, list[float]] = {}
     kept: dict[str, object] = {}
@@ -332,7 +343,9 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
                 compaction[system].append(compaction_work(classpath, db / target, BATCHES))
             if system == "paimon write-only":
                 # Outside the ingest time: what the deferred compaction costs when it finally runs.
-                deferred_compaction.append(timed(spark, lambda: compact(target)))
+                wall, cpu = timed_with_cpu(spark, lambda: compact(target))
+                deferred_compaction.append(wall)
+                deferred_compaction_cpu.append(cpu)
             if system in kept:
                 discard(system, kept[system])
             kept[system] = target
@@ -340,9 +353,10 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     # Apache Paimon's Java writer on the same workload, in a fresh JVM of its own with the Spark JVM's heap,
     # as many times per configuration as ours ran: its CPU seconds over the timed batches (each batch's rows
     # are built before its timing), which vary by a tenth from one JVM to the next.
-    java: dict[str, list[dict]] = {"default": [], "write-only": []}
+    java: dict[str, list[dict]] = {"default": [], "write-only": [], "pinned": []}
     for i in range(repeats):
-        for label, extra in (("default", []), ("write-only", [str(BATCHES), "write-only=true"])):
+        for label, extra in (("default", []), ("write-only", [str(BATCHES), "write-only=true"]),
+                             ("pinned", [str(BATCHES), ",".join(f"{k}={v}" for k, v in PINNED_SCHEDULE.items())])):
             java_warehouse = work / f"java_{label}"
             java[label].append(java_ingest(classpath, java_warehouse, "none", rows,
                                            spark.conf.get("spark.driver.memory"), extra))
@@ -364,6 +378,10 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     if deferred != expected:
         raise AssertionError(f"write-only paimon table after upserts and compaction differs from the rewritten "
                              f"Parquet table: (count, hash) {deferred} != {expected}")
+    pinned = checksum(spark.table(f"paimon.default.{kept['paimon pinned']}").select(*columns), columns)
+    if pinned != expected:
+        raise AssertionError(f"paimon table on the pinned compaction schedule differs from the rewritten Parquet "
+                             f"table: (count, hash) {pinned} != {expected}")
     appended = spark.read.parquet(str(kept["parquet append"])).count()
     if appended != sizes.ingested:
         raise AssertionError(f"parquet append holds {appended} rows, not {sizes.ingested}")
@@ -394,13 +412,16 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
                                  f"(want {want_rows} rows)")
 
     scan_seconds = {t: [] for t in ("mor", "mor_compacted", ingested, f"{ingested}_compacted")}
+    scan_cpu_seconds = {t: [] for t in scan_seconds}
     for table in ("mor", "mor_compacted"):
         scan(table)  # untimed: class loading and JIT of both read paths, the merge and the plain one
     for i in range(repeats):
         for table, settled in (("mor", "mor_compacted"), (ingested, f"{ingested}_compacted")):
             for t in ((table, settled) if i % 2 == 0 else (settled, table)):
-                scan_seconds[t].append(timed(spark, lambda: scan(t)))
-                print(f"  run {i + 1}: scan {t:<21} {scan_seconds[t][-1]:6.2f}s", flush=True)
+                wall, cpu = timed_with_cpu(spark, lambda: scan(t))
+                scan_seconds[t].append(wall)
+                scan_cpu_seconds[t].append(cpu)
+                print(f"  run {i + 1}: scan {t:<21} {wall:6.2f}s {cpu:6.2f} CPU-s", flush=True)
 
     def lookup(table: str, key: int, version: int, label: str, description: str) -> tuple[Check, dict]:
         """SELECT * ... WHERE id = key, timed, with the data files it opens counted; the one row found
@@ -491,10 +512,13 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     def java_check(system: str, label: str, goal: Optional[float]) -> Check:
         ours = [{"cpu_s": c, "jit_cpu_s": j, "gc_cpu_s": g, "compaction": w} for c, j, g, w in
                 zip(cpu_seconds[system], jit_seconds[system], gc_seconds[system], compaction[system])]
+        how = {"write-only": " with write-only set after the preload",
+               "pinned": f" on one compaction schedule ({', '.join(f'{k!r} = {v!r}' for k, v in PINNED_SCHEDULE.items())}: "
+                         f"with default options the two writers compact this workload on two schedules)"}
         return against_java(
             f"CPU per row, {label} ingest: ours against Paimon's Java writer", sizes.ingested, ours, java[label],
-            goal, f"The timed upserts{' with write-only set after the preload' if label == 'write-only' else ''} "
-                  f"(ours in local[{cores}]) against Paimon's Java writer doing the same.", goal is not None)
+            goal, f"The timed upserts{how.get(label, '')} (ours in local[{cores}]) against Paimon's Java writer "
+                  f"doing the same.", goal is not None)
 
     def against_parquet(system: str, baseline: str, goal: Optional[float], description: str) -> Check:
         ratio = cpu_of(system) / cpu_of(baseline)
@@ -506,6 +530,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
 
     cpu_checks = [
         java_check("paimon upsert", "default", 0.6),
+        java_check("paimon pinned", "pinned", 0.6),
         java_check("paimon write-only", "write-only", None),
         against_parquet("paimon write-only", "parquet append", 1.3,
                         "CPU seconds of the write-only ingest over those of the plain Parquet append of the same "
@@ -534,8 +559,9 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
                        f"'true'`: the LSM write path alone (shuffle by bucket, sort, merge per key, one "
                        f"level-0 run per bucket and batch), compaction left to a later job as Paimon "
                        f"deployments with a dedicated compaction job do. That later full compaction is not "
-                       f"in this ratio; it took a median {statistics.median(deferred_compaction):.1f} s per "
-                       f"run (see `deferred_full_compaction_seconds`). The goal of the first row applies "
+                       f"in this ratio; it took a median {statistics.median(deferred_compaction):.1f} s "
+                       f"({statistics.median(deferred_compaction_cpu):.1f} CPU-s) per run (see "
+                       f"`deferred_full_compaction_seconds`). The goal of the first row applies "
                        f"to default options; this row shows where the write path stands without them.")),
         Comparison("upsert vs MERGE", sizes.ingested, "parquet rewrite", "paimon upsert",
                    seconds["parquet rewrite"], seconds["paimon upsert"], goal=3.0, description=(
@@ -545,20 +571,28 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
                        "plus the batch, written as a new version). Delta Lake itself does not run on "
                        "Spark 4.3.0 (see `delta` below). Goal from the issue (against Delta MERGE): >= 3x.")),
         Comparison("scan after ingest", rows, "paimon compacted", "paimon as ingested",
-                   scan_seconds[f"{ingested}_compacted"], scan_seconds[ingested], goal=SCAN_GOAL, description=(
+                   scan_cpu_seconds[f"{ingested}_compacted"], scan_cpu_seconds[ingested], goal=SCAN_GOAL,
+                   description=(
                        f"Full scan of all columns (noop sink) of the table as the ingest left it "
                        f"({run_spread(ingested_runs)} sorted runs per bucket after inline compaction), "
-                       f"against a copy fully compacted with `CALL paimon.sys.compact` (one run per bucket). "
-                       f"Inline compaction keeps buckets at or under {MOR_RUNS} runs, so the MOR goal applies: "
-                       f">= {SCAN_GOAL:.2f}x, i.e. at most 1.5x the compacted scan's time.")),
+                       f"against a copy fully compacted with `CALL paimon.sys.compact` (one run per bucket); "
+                       f"CPU seconds of the Spark JVM, so rows/s is rows per CPU-second. Goal from issue 56: "
+                       f">= {SCAN_GOAL:.2f}x.")),
+        Comparison("scan after ingest, wall", rows, "paimon compacted", "paimon as ingested",
+                   scan_seconds[f"{ingested}_compacted"], scan_seconds[ingested], goal=None, description=(
+                       "The same scans in wall-clock seconds on the 2 cores of local[2]: a second or two each, "
+                       "so task scheduling and the load of the machine weigh more than in CPU seconds.")),
         Comparison(f"MOR scan {ratio_label}", mor_rows, "paimon compacted", f"paimon {ratio_label}",
-                   scan_seconds["mor_compacted"], scan_seconds["mor"], goal=SCAN_GOAL, description=(
+                   scan_cpu_seconds["mor_compacted"], scan_cpu_seconds["mor"], goal=SCAN_GOAL, description=(
                        f"Full scan of a `'write-only' = 'true'` table (no inline compaction) holding the "
                        f"preload fully compacted plus {MOR_RUNS - 1} upsert batches, i.e. "
                        f"{run_spread(mor_runs)} sorted runs per bucket whose key ranges all overlap, so every "
-                       f"row goes through the merge; against a fully compacted copy. Goal from the issue: "
-                       f"merge-on-read with {MOR_RUNS} sorted runs <= 1.5x the compacted scan's time, i.e. "
-                       f">= {SCAN_GOAL:.2f}x throughput.")),
+                       f"row goes through the merge; against a fully compacted copy; CPU seconds. Goal from "
+                       f"issue 56: merge-on-read with {MOR_RUNS} sorted runs >= {SCAN_GOAL:.2f}x of the "
+                       f"compacted scan.")),
+        Comparison(f"MOR scan {ratio_label}, wall", mor_rows, "paimon compacted", f"paimon {ratio_label}",
+                   scan_seconds["mor_compacted"], scan_seconds["mor"], goal=None,
+                   description="The same scans in wall-clock seconds."),
     ]
     notes = {
         "rows_ingested": sizes.ingested, "batches": BATCHES, "batch_rows": sizes.batch,
@@ -574,6 +608,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
         "ingest_gc_cpu_seconds": {k: [round(c, 1) for c in v] for k, v in gc_seconds.items()},
         "compaction": compaction,
         "deferred_full_compaction_seconds": [round(t, 2) for t in deferred_compaction],
+        "deferred_full_compaction_cpu_seconds": [round(t, 2) for t in deferred_compaction_cpu],
         "lookup_after_ingest": ingested_facts,
         "lookup_mor": mor_facts,
         "lookup_compacted": compacted_facts,
