@@ -173,7 +173,7 @@ final class Compactor(
         selection.size = 0
         more = merge.fill(selection)
         if (selection.size > 0) {
-          columns.indices.foreach(c => columns(c).gatherFrom(r => Option(runs(r).batch).map(_.column(c)).orNull))
+          columns.indices.foreach(c => columns(c).gatherFrom(runs, c))
           writer.write(input, selection.size)
         }
       }

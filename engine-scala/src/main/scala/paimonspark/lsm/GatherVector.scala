@@ -4,6 +4,8 @@ import org.apache.spark.sql.types.{DataType, Decimal, StructType}
 import org.apache.spark.sql.vectorized.{ColumnarArray, ColumnarMap, ColumnVector}
 import org.apache.spark.unsafe.types.UTF8String
 
+import paimonspark.format.DataFileReader
+
 /**
  * Which row of which source each position of a gathered batch is: `runs(i)` indexes the sources,
  * `rows(i)` is the row within that source's current batch.
@@ -35,6 +37,10 @@ final class GatherVector(dataType: DataType, runCount: Int, selection: Selection
     case struct: StructType => struct.fields.map(f => new GatherVector(f.dataType, runCount, selection))
     case _ => Array.empty
   }
+
+  /** Points this column at column `ordinal` of each run's current batch. */
+  def gatherFrom(runs: Array[_ <: DataFileReader.Batched], ordinal: Int): Unit =
+    gatherFrom(r => { val batch = runs(r).batch; if (batch == null) null else batch.column(ordinal) })
 
   /** Points this column at each run's column (null for a run without a batch). */
   def gatherFrom(columns: Int => ColumnVector): Unit = {

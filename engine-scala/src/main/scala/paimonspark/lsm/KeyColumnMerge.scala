@@ -55,10 +55,7 @@ final class KeyColumnMerge(runs: Array[_ <: DataFileReader.Batched], key: Integr
 
   private def sequenceAt(r: Int): Long = if (sequences(r) == null) sequence(r) else sequences(r)(position(r))
 
-  private def retraction(r: Int, row: Int): Boolean = {
-    val kind = kinds(r)(row)
-    kind == KeyValue.UpdateBefore || kind == KeyValue.Delete
-  }
+  private def retraction(r: Int, row: Int): Boolean = KeyValue.retracts(kinds(r)(row))
 
   // Whether the result at (r, row) is left out: a retraction, unless kept (and then not ignored).
   private def dropped(r: Int, row: Int): Boolean = (!keepRetractions || ignoreDelete) && retraction(r, row)

@@ -36,10 +36,9 @@ object KeyValue {
   def kind(row: InternalRow): Byte = row.getByte(KindOrdinal)
 
   /** -U and -D retract a key; +I and +U add a version of it. */
-  def isRetract(row: InternalRow): Boolean = {
-    val k = kind(row)
-    k == UpdateBefore || k == Delete
-  }
+  def retracts(kind: Byte): Boolean = kind == UpdateBefore || kind == Delete
+
+  def isRetract(row: InternalRow): Boolean = retracts(kind(row))
 
   /** Versions of one key, oldest first, when no `sequence.field` is set. */
   val bySequence: Ordering[InternalRow] = (a: InternalRow, b: InternalRow) => java.lang.Long.compare(sequence(a), sequence(b))

@@ -77,16 +77,10 @@ final class KeyValueFileWriter(
     if (file == null) open()
     fileRow.project(kv)
     file.write(fileRow)
-    if (minKey == null) minKey = BinaryRow.serialize(keyTypes, toKey(kv))
-    integralKey match {
-      case Some(k) => lastNumber = k.of(kv)
-      case None => lastKey.copyFrom(toKey(kv))
-    }
-    val sequence = kv.getLong(KeyValue.SequenceOrdinal)
-    minSequence = math.min(minSequence, sequence)
-    maxSequence = math.max(maxSequence, sequence)
-    if (KeyValue.isRetract(kv)) retractions += 1
-    if ((file.rowCount & 1023) == 0 && file.estimatedSize >= settings.targetFileSize) close()
+    noteFirstKey(kv)
+    noteLastKey(kv)
+    noteVersion(KeyValue.sequence(kv), KeyValue.kind(kv))
+    rollIfFull()
   }
 
   /**
@@ -104,25 +98,35 @@ final class KeyValueFileWriter(
       if (file == null) open()
       val n = math.min(rows - from, 1024 - (file.rowCount & 1023).toInt)
       file.writeColumns(fileColumns, from, n)
-      if (minKey == null) minKey = BinaryRow.serialize(keyTypes, toKey(view.getRow(from)))
-      val last = view.getRow(from + n - 1)
-      integralKey match {
-        case Some(k) => lastNumber = k.of(last)
-        case None => lastKey.copyFrom(toKey(last))
-      }
+      // The view's row is one object moved from row to row: each is used before the next is asked for.
+      noteFirstKey(view.getRow(from))
+      noteLastKey(view.getRow(from + n - 1))
       var r = from
-      while (r < from + n) {
-        val sequence = sequences.getLong(r)
-        if (sequence < minSequence) minSequence = sequence
-        if (sequence > maxSequence) maxSequence = sequence
-        val kind = kinds.getByte(r)
-        if (kind == KeyValue.UpdateBefore || kind == KeyValue.Delete) retractions += 1
-        r += 1
-      }
+      while (r < from + n) { noteVersion(sequences.getLong(r), kinds.getByte(r)); r += 1 }
       from += n
-      if ((file.rowCount & 1023) == 0 && file.estimatedSize >= settings.targetFileSize) close()
+      rollIfFull()
     }
   }
+
+  /** The key of `row` as the file's first, if it is the file's first row. */
+  private def noteFirstKey(row: InternalRow): Unit =
+    if (minKey == null) minKey = BinaryRow.serialize(keyTypes, toKey(row))
+
+  /** The key of `row` as the file's last so far. */
+  private def noteLastKey(row: InternalRow): Unit = integralKey match {
+    case Some(k) => lastNumber = k.of(row)
+    case None => lastKey.copyFrom(toKey(row))
+  }
+
+  private def noteVersion(sequence: Long, kind: Byte): Unit = {
+    if (sequence < minSequence) minSequence = sequence
+    if (sequence > maxSequence) maxSequence = sequence
+    if (KeyValue.retracts(kind)) retractions += 1
+  }
+
+  /** Closes the file at the target size, checked every 1,024 rows. */
+  private def rollIfFull(): Unit =
+    if ((file.rowCount & 1023) == 0 && file.estimatedSize >= settings.targetFileSize) close()
 
   /** Closes the open file and returns every file written, in key order. */
   def finish(): Seq[DataFileMeta] = {

@@ -43,10 +43,7 @@ private[read] final class MergedBatchReader(
     }
     if (selection.size == 0) false
     else {
-      gathered.indices.foreach { c =>
-        val o = outputOrdinals(c)
-        gathered(c).gatherFrom(r => if (runs(r).batch == null) null else runs(r).batch.column(o))
-      }
+      gathered.indices.foreach(c => gathered(c).gatherFrom(runs, outputOrdinals(c)))
       batch.setNumRows(selection.size)
       true
     }

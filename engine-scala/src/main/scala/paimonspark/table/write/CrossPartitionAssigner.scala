@@ -46,7 +46,7 @@ final class CrossPartitionAssigner(table: FileStoreTable, plan: Bucketing.CrossP
     val key = toKey(row)
     val found = locations.get(key)
     def in(partitionId: Int) = withPartition(joined(row, locations.partition(partitionId)))
-    if (kind == KeyValue.Delete || kind == KeyValue.UpdateBefore) {
+    if (KeyValue.retracts(kind)) {
       found.foreach { case (partitionId, bucket) => write(in(partitionId), kind, bucket) }
     } else {
       val partitionId = locations.partitionId(toPartition(row))
