@@ -18,7 +18,7 @@ from pyspark.sql import SparkSession
 from append_scan import checksum
 from java_writer import against_java, compaction_work, java_classpath, java_ingest
 from harness import GC_THREADS, JIT_THREADS, Check, Comparison, copy_table, timed_with_cpu, warehouse_dir
-from upsert_ingest import BUCKETS, PINNED_SCHEDULE, Sizes, cached_batches, preload
+from upsert_ingest import BUCKETS, PINNED_JAVA_OPTIONS, PINNED_PROPERTIES, Sizes, cached_batches, preload
 
 NAME = "deletion_vectors"
 TITLE = "Deletion vectors: upsert ingest and scans, merge-on-read against deletion vectors"
@@ -48,12 +48,10 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     preload(spark, sizes).writeTo("paimon.default.dv_base").append()
     spark.sql("CALL paimon.sys.compact(table => 'default.dv_base')").collect()
 
-    pinned = ", ".join(f"{k!r} = {v!r}" for k, v in PINNED_SCHEDULE.items())
-
     def copy(target: str, vectors: bool) -> None:
         # Both tables, and Paimon's Java writer below, on one compaction schedule (upsert_ingest.PINNED_SCHEDULE).
         copy_table(spark, "dv_base", target)
-        spark.sql(f"ALTER TABLE paimon.default.{target} SET TBLPROPERTIES ({pinned})")
+        spark.sql(f"ALTER TABLE paimon.default.{target} SET TBLPROPERTIES ({PINNED_PROPERTIES})")
         if vectors:  # the copy is one compacted run per bucket: switching the mode on loses nothing
             spark.sql(f"ALTER TABLE paimon.default.{target} SET TBLPROPERTIES ("
                       "'deletion-vectors.modifiable' = 'true', 'deletion-vectors.enabled' = 'true')")
@@ -111,8 +109,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
 
     java_warehouse = work / "java_dv"
     java = java_ingest(classpath, java_warehouse, "none", ingest_rows, spark.conf.get("spark.driver.memory"),
-                       extra=[str(DV_BATCHES), ",".join(["deletion-vectors.enabled=true",
-                                                         *(f"{k}={v}" for k, v in PINNED_SCHEDULE.items())])])
+                       extra=[str(DV_BATCHES), ",".join(["deletion-vectors.enabled=true", *PINNED_JAVA_OPTIONS])])
     shutil.rmtree(java_warehouse, ignore_errors=True)
     print(f"  java deletion vectors {java['wall_s']:6.1f} s wall {java['cpu_s']:6.1f} CPU-s "
           f"({java['gc_cpu_s']:.1f} GC, {java['jit_cpu_s']:.1f} JIT)", flush=True)
@@ -124,7 +121,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
                    wall["merge on read"], wall["deletion vectors"], goal=None,
                    description=f"{DV_BATCHES} batches of {sizes.batch:,} upserts (half updates) into a compacted "
                                f"{sizes.keys_before(0):,}-row, {BUCKETS}-bucket table, inline compaction in both, on "
-                               f"one schedule with Paimon's Java writer ({pinned}); "
+                               f"one schedule with Paimon's Java writer ({PINNED_PROPERTIES}); "
                                "with deletion vectors every write is compacted above level 0 with lookups"),
         Comparison("scan: merge on read vs compacted", table_rows, "compacted", "merge on read",
                    scan_wall["compacted"], scan_wall["merge on read"], goal=None,

@@ -40,6 +40,8 @@ STRIDE = 2_654_435_761
 # `compaction.size-ratio` percent (1 by default) larger than the runs picked so far; at 100 the same
 # data is picked alike on both sides, with a wide margin, and the comparison does the same work.
 PINNED_SCHEDULE = {"compaction.size-ratio": "100"}
+PINNED_PROPERTIES = ", ".join(f"{k!r} = {v!r}" for k, v in PINNED_SCHEDULE.items())  # as TBLPROPERTIES lists them
+PINNED_JAVA_OPTIONS = [f"{k}={v}" for k, v in PINNED_SCHEDULE.items()]  # as JavaIngest takes table options
 SCAN_GOAL = 0.8  # issue 56: a merge-on-read scan at 0.8x or better of the compacted scan, in CPU per row
 
 DELTA = (
@@ -269,8 +271,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
             if system == "paimon write-only":
                 spark.sql(f"ALTER TABLE paimon.default.{target} SET TBLPROPERTIES ('write-only' = 'true')")
             if system == "paimon pinned":
-                spark.sql(f"ALTER TABLE paimon.default.{target} SET TBLPROPERTIES "
-                          f"({', '.join(f'{k!r} = {v!r}' for k, v in PINNED_SCHEDULE.items())})")
+                spark.sql(f"ALTER TABLE paimon.default.{target} SET TBLPROPERTIES ({PINNED_PROPERTIES})")
         elif system in ("parquet append", "parquet bucketed sort"):
             shutil.rmtree(target, ignore_errors=True)  # appends do not read the table: start empty
         else:
@@ -356,7 +357,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     java: dict[str, list[dict]] = {"default": [], "write-only": [], "pinned": []}
     for i in range(repeats):
         for label, extra in (("default", []), ("write-only", [str(BATCHES), "write-only=true"]),
-                             ("pinned", [str(BATCHES), ",".join(f"{k}={v}" for k, v in PINNED_SCHEDULE.items())])):
+                             ("pinned", [str(BATCHES), ",".join(PINNED_JAVA_OPTIONS)])):
             java_warehouse = work / f"java_{label}"
             java[label].append(java_ingest(classpath, java_warehouse, "none", rows,
                                            spark.conf.get("spark.driver.memory"), extra))
@@ -513,7 +514,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
         ours = [{"cpu_s": c, "jit_cpu_s": j, "gc_cpu_s": g, "compaction": w} for c, j, g, w in
                 zip(cpu_seconds[system], jit_seconds[system], gc_seconds[system], compaction[system])]
         how = {"write-only": " with write-only set after the preload",
-               "pinned": f" on one compaction schedule ({', '.join(f'{k!r} = {v!r}' for k, v in PINNED_SCHEDULE.items())}: "
+               "pinned": f" on one compaction schedule ({PINNED_PROPERTIES}: "
                          f"with default options the two writers compact this workload on two schedules)"}
         return against_java(
             f"CPU per row, {label} ingest: ours against Paimon's Java writer", sizes.ingested, ours, java[label],
