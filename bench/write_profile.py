@@ -132,10 +132,11 @@ def table(counter: collections.Counter, total: int, limit: int | None = None) ->
     return lines
 
 
-def report(out: Path, title: str, setup: str, recording: Path, phase_rules: list = PHASES) -> None:
+def report(out: Path, title: str, setup: str, recording: Path, phase_rules: list = PHASES,
+           settings: str = "profile") -> None:
     total, phases, work_kinds, self_time = summarize(recording, phase_rules)
     out.write_text("\n".join([
-        f"# {title}", "", f"{setup} {total:,} JFR samples of Java and native methods (`settings=profile`, every "
+        f"# {title}", "", f"{setup} {total:,} JFR samples of Java and native methods (`settings={settings}`, every "
         "10-20 ms; GC and JIT threads are not sampled, so the shares are of the work the task threads do). "
         f"Made by `make profile` (bench/{Path(sys.argv[0]).name}).", "",
         "## By phase (outermost frame that says what the thread was doing)", "", *table(phases, total), "",
