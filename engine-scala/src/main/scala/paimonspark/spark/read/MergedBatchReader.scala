@@ -2,7 +2,7 @@ package paimonspark.spark.read
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
-import org.apache.spark.sql.execution.vectorized.{ColumnVectorUtils, ConstantColumnVector}
+import org.apache.spark.sql.execution.vectorized.{ColumnVectorUtils, ConstantColumnVector, OnHeapColumnVector}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.{ColumnarBatch, ColumnVector}
 
@@ -10,11 +10,11 @@ import paimonspark.lsm.{GatherVector, SectionMerge, Selection, SortedRunMerge}
 
 /**
  * A merge split read as columnar batches for engines whose result is one of the versions merged:
- * each batch gathers the results in place from the batches of the runs they came from. The runs'
- * readers refill their batches when they move on, so a batch is handed to Spark before any run
- * holding one of its rows moves to its next batch, and before a section's files are closed (a batch
- * never spans two sections, so its partition columns are constant); until Spark asks for the next
- * batch, the merge does not move.
+ * each batch gathers the results from the batches of the runs they came from, fixed-width columns
+ * copied, the others read in place. The runs' readers refill their batches when they move on, so a
+ * batch is handed to Spark before any run holding one of its rows moves to its next batch, and
+ * before a section's files are closed (a batch never spans two sections, so its partition columns
+ * are constant); until Spark asks for the next batch, the merge does not move.
  */
 private[read] final class MergedBatchReader(
     capacity: Int,
@@ -31,6 +31,9 @@ private[read] final class MergedBatchReader(
   private var partitionValues: InternalRow = _
   private var partitionColumns: Seq[ColumnVector] = Nil
   private var gathered: Array[GatherVector] = Array.empty
+  // Where Spark reads a gathered column as a copy (GatherVector.copies), the copy; else null.
+  private val copies: Array[OnHeapColumnVector] = outputOrdinals.map(o => mergeSchema(o).dataType).map(t =>
+    if (GatherVector.copies(t)) new OnHeapColumnVector(capacity, t) else null).toArray
   private var batch: ColumnarBatch = _
 
   override def next(): Boolean = {
@@ -44,6 +47,8 @@ private[read] final class MergedBatchReader(
     if (selection.size == 0) false
     else {
       gathered.indices.foreach(c => gathered(c).gatherFrom(runs, outputOrdinals(c)))
+      var c = 0
+      while (c < copies.length) { if (copies(c) != null) gathered(c).copyTo(copies(c)); c += 1 }
       batch.setNumRows(selection.size)
       true
     }
@@ -66,7 +71,8 @@ private[read] final class MergedBatchReader(
       }
     }
     gathered = outputOrdinals.map(o => new GatherVector(mergeSchema(o).dataType, runs.length, selection)).toArray
-    batch = new ColumnarBatch((gathered ++ partitionColumns).toArray)
+    val columns = gathered.indices.map(c => if (copies(c) != null) copies(c) else gathered(c))
+    batch = new ColumnarBatch((columns ++ partitionColumns).toArray)
     true
   }
 
@@ -75,6 +81,7 @@ private[read] final class MergedBatchReader(
   override def close(): Unit = {
     sections.close()
     partitionColumns.foreach(_.close())
+    copies.foreach(c => if (c != null) c.close())
   }
 }
 

@@ -66,4 +66,37 @@ class PrimaryKeyScanSuite extends AnyFunSuite {
       }
     } finally spark.stop()
   }
+
+  test("merged batches copy fixed-width columns of every type, nulls and decimals wider than a long read in place") {
+    val (spark, _) = LocalSession.start("pk-copied-columns")
+    try {
+      spark.conf.set("spark.sql.parquet.columnarReaderBatchSize", "7")
+      val t = "paimon.default.typed"
+      spark.sql(s"CREATE TABLE $t (id INT, b BOOLEAN, y TINYINT, s SMALLINT, i INT, l BIGINT, f FLOAT, d DOUBLE, " +
+        "m DECIMAL(12, 2), w DECIMAL(30, 5), day DATE, ts TIMESTAMP, ntz TIMESTAMP_NTZ, txt STRING) TBLPROPERTIES " +
+        "('primary-key' = 'id', 'bucket' = '1', 'write-only' = 'true')")
+      // Every value derives from (key, write); a 5th of each write's rows, other keys in each write, are all nulls.
+      val columns = Seq("(id + $w) % 2 = 0", "CAST(id - 100 AS TINYINT)", "CAST(id * $w AS SMALLINT)",
+        "CAST(id * 1000 + $w AS INT)", "CAST(id AS BIGINT) * 10000000000 + $w", "CAST(id / 3.0 AS FLOAT)",
+        "CAST(id / 7.0 + $w AS DOUBLE)", "CAST(id * 1.25 + $w AS DECIMAL(12, 2))",
+        "CAST(CAST(id AS DECIMAL(30, 5)) * 10000000000000000 + $w AS DECIMAL(30, 5))", "DATE_ADD(DATE'2024-01-01', CAST(id + $w AS INT))",
+        "TIMESTAMP_SECONDS(1700000000 + id * 60 + $w)", "CAST(TIMESTAMP_SECONDS(1700000000 + id + $w) AS TIMESTAMP_NTZ)",
+        "CONCAT('w', $w, '-', id)")
+      // Three runs whose keys interleave: every key in the first, every 2nd (from 1) in the second, every 3rd in the last.
+      val writes = Seq((1, 1, 0), (2, 2, 1), (3, 3, 0))
+      def select(w: Int, from: Int, step: Int) = "SELECT CAST(id AS INT) AS id, " +
+        columns.map(c => s"CASE WHEN (id + $w) % 5 = 0 THEN NULL ELSE ${c.replace("$w", w.toString)} END").mkString(", ") +
+        s" FROM range($from, 200, $step)"
+      for ((w, step, from) <- writes) spark.sql(s"INSERT INTO $t ${select(w, from, step)}")
+      val df = spark.table(t)
+      assert(df.queryExecution.executedPlan.exists(_.isInstanceOf[ColumnarToRowExec]))
+      val merged = df.collect().map(_.toSeq).sortBy(_.head.asInstanceOf[Int]).toSeq
+      // Each key's values as its last write computed them.
+      val single = writes.map { case (w, step, from) =>
+        spark.sql(select(w, from, step)).collect().map(r => r.getInt(0) -> r.toSeq).toMap
+      }.reduce(_ ++ _).toSeq.sortBy(_._1).map(_._2)
+      assert(merged.size == 200)
+      assert(merged == single)
+    } finally spark.stop()
+  }
 }
