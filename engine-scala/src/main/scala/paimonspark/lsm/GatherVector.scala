@@ -61,13 +61,13 @@ final class GatherVector(dataType: DataType, runCount: Int, selection: Selection
   def copyTo(out: WritableColumnVector): Unit = {
     out.reset()
     val decimal = dataType match { case d: DecimalType => d; case _ => null }
-    val width = GatherVector.widthOf(dataType)
+    val kind = GatherVector.copyKind(dataType)
     var i = 0
     while (i < selection.size) {
       val source = sources(runs(i))
       val r = rows(i)
       if (source.isNullAt(r)) out.putNull(i)
-      else (width: @switch) match {
+      else (kind: @switch) match {
         case 0 => out.putDecimal(i, source.getDecimal(r, decimal.precision, decimal.scale), decimal.precision)
         case 1 => out.putBoolean(i, source.getBoolean(r))
         case 2 => out.putByte(i, source.getByte(r))
@@ -107,10 +107,10 @@ object GatherVector {
    * held in a long). Strings and nested values are read in place: copying their bytes would cost
    * what the lookup saves.
    */
-  def copies(dataType: DataType): Boolean = widthOf(dataType) >= 0
+  def copies(dataType: DataType): Boolean = copyKind(dataType) >= 0
 
-  // Which put and get copy a value of `dataType` (copyTo's cases), -1 for none.
-  private def widthOf(dataType: DataType): Int = dataType match {
+  // Which get and put copy a value of `dataType` (copyTo's cases), -1 for none.
+  private def copyKind(dataType: DataType): Int = dataType match {
     case d: DecimalType => if (d.precision <= Decimal.MAX_LONG_DIGITS) 0 else -1
     case BooleanType => 1
     case ByteType => 2
