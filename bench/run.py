@@ -59,7 +59,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def start_spark(driver_memory: str, java_options: str = ""):
+def start_spark(driver_memory: str, java_options: str = "", conf: dict[str, str] | None = None):
     from pyspark.sql import SparkSession
 
     from paimon_spark import configure_spark_with_paimon
@@ -75,6 +75,8 @@ def start_spark(driver_memory: str, java_options: str = ""):
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.log.level", "ERROR"))
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
     # With S3A, the GCS connector and ABFS (resolved once), for the object-store and storage workloads.
     spark = configure_spark_with_paimon(builder, warehouse=str(BENCH / "work" / "warehouse"), s3=True, gcs=True,
                                         azure=True).getOrCreate()

@@ -8,7 +8,9 @@ Flight Recorder samples the Spark JVM (local[2]): only the timed batches are rec
 are summarized twice: by phase (the outermost frame of ours or Spark's that says what the thread was
 doing: shuffle, sort and merge of the write buffer, level-0 write, compaction, lookup, changelog) and
 by the work at the top of the stack (Parquet dictionary building, plain encoding, compression,
-decoding, row conversion, sorting, hashing). Writes bench/results/profile_<mode>.md and the raw
+decoding, row conversion, sorting, hashing). Then where the batches' wall time went, from Spark's
+event log (bench/task_timeline.py): both cores busy, one idle, no task running, against the Parquet
+append of the same batches run after them. Writes bench/results/profile_<mode>.md and the raw
 recording to bench/work/ (deleted by the next run). With --java, Apache Paimon's Java writer
 (bench/java_writer.py) writes the same batches under the same recorder instead, into
 profile_java_<mode>.md: the same rules sort its samples, Paimon's classes added to the phases.
@@ -22,11 +24,13 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+import task_timeline  # noqa: E402
 from harness import timed_with_cpu, warehouse_dir  # noqa: E402
 from java_writer import java_classpath, java_ingest  # noqa: E402
 from upsert_ingest import BATCHES, BUCKETS, Sizes, cached_batches, preload  # noqa: E402
@@ -133,7 +137,7 @@ def table(counter: collections.Counter, total: int, limit: int | None = None) ->
 
 
 def report(out: Path, title: str, setup: str, recording: Path, phase_rules: list = PHASES,
-           settings: str = "profile") -> None:
+           settings: str = "profile", wall_lines: tuple[str, ...] = ()) -> None:
     total, phases, work_kinds, self_time = summarize(recording, phase_rules)
     out.write_text("\n".join([
         f"# {title}", "", f"{setup} {total:,} JFR samples of Java and native methods (`settings={settings}`, every "
@@ -141,7 +145,7 @@ def report(out: Path, title: str, setup: str, recording: Path, phase_rules: list
         f"Made by `make profile` (bench/{Path(sys.argv[0]).name}).", "",
         "## By phase (outermost frame that says what the thread was doing)", "", *table(phases, total), "",
         "## By work (top of the stack)", "", *table(work_kinds, total), "",
-        "## Hottest methods (self samples)", "", *table(self_time, total, 25), ""]))
+        "## Hottest methods (self samples)", "", *table(self_time, total, 25), "", *wall_lines]))
     print(f"wrote {out}: {total:,} samples")
 
 
@@ -182,7 +186,9 @@ def main(argv: list[str]) -> int:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     # Deep stacks: JFR keeps 64 frames by default, which cuts off the outer frames that tell the phase.
-    spark = start_spark(HEAP, f"-XX:FlightRecorderOptions:stackdepth=512 {args.java_options}")
+    events = work / "events"
+    spark = start_spark(HEAP, f"-XX:FlightRecorderOptions:stackdepth=512 {args.java_options}",
+                        task_timeline.conf(events))
     try:
         sizes = Sizes(args.rows)
         batches = cached_batches(spark, sizes, BATCHES)
@@ -203,11 +209,16 @@ def main(argv: list[str]) -> int:
         recording = work / f"profile_{args.mode}.jfr"
         subprocess.run(["jcmd", pid, "JFR.start", "name=write", "settings=profile"], check=True, capture_output=True)
         wall = cpu = 0.0
+        spans: dict[str, list[tuple[float, float]]] = {"ours": [], "append": []}
         for b in range(BATCHES):
-            w, c = timed_with_cpu(spark, lambda: batches[b].writeTo("paimon.default.profiled").append())
+            write = batches[b].writeTo("paimon.default.profiled").append
+            w, c = timed_with_cpu(spark, lambda: spanned(spans["ours"], write))
             wall, cpu = wall + w, cpu + c
         subprocess.run(["jcmd", pid, "JFR.stop", "name=write", f"filename={recording}"], check=True,
                        capture_output=True)
+        # Unrecorded: the Parquet append of the same batches (the upsert bench's baseline), for its wall split.
+        for b in range(BATCHES):
+            spanned(spans["append"], lambda: batches[b].write.mode("append").parquet(str(work / "append")))
         assert warehouse_dir(spark).exists()
     finally:
         spark.stop()
@@ -216,8 +227,34 @@ def main(argv: list[str]) -> int:
            f"{BATCHES} batches of {sizes.batch:,} upserts (half updates) into a {BUCKETS}-bucket, 10-column table "
            f"preloaded with {sizes.preload:,} rows and compacted"
            f"{', JVM options ' + args.java_options if args.java_options else ''}: {wall:.1f} s wall, {cpu:.1f} CPU-s "
-           f"of the Spark JVM (local[2]),", recording)
+           f"of the Spark JVM (local[2]),", recording, wall_lines=wall_split(task_timeline.read(events), spans))
     return 0
+
+
+def spanned(spans: list[tuple[float, float]], action) -> None:
+    """Runs action(), noting its start and end (epoch seconds, as Spark's event log has them) in `spans`."""
+    started = time.time()
+    action()
+    spans.append((started, time.time()))
+
+
+def wall_split(timeline: task_timeline.Timeline, spans: dict[str, list[tuple[float, float]]]) -> list[str]:
+    """The section on where the timed writes' wall time went, ours against the Parquet append's."""
+    lines = ["## Where the wall time goes (Spark's event log)", "",
+             "| | wall s | both cores busy | one core idle: write jobs | one core idle: compaction jobs "
+             "| no task running | idle core-s |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for name, label in (("ours", "ours, the timed batches"), ("append", "Parquet append, same batches")):
+        total, wall = task_timeline.WallSplit(), 0.0
+        for start, end in spans[name]:
+            total += timeline.split(start, end)
+            wall += end - start
+        lone = total.lone_by_job
+        lines.append(f"| {label} | {wall:.2f} | {total.both:.2f} | {lone.get('write', 0.0):.2f} "
+                     f"| {lone.get('compaction', 0.0):.2f} | {total.none:.2f} | {total.idle_core_seconds:.2f} |")
+    lines += ["", "Seconds summed over the batches. One core idle: a stage's last task, or a job of one task (a "
+              "compaction of one bucket), ran alone. No task running: the driver planned, committed or started "
+              "the next job. Idle core-s = 2 x none + one: what the CPU bound of a ratio assumes away.", ""]
+    return lines
 
 
 if __name__ == "__main__":
