@@ -99,4 +99,34 @@ class PrimaryKeyScanSuite extends AnyFunSuite {
       assert(merged == single)
     } finally spark.stop()
   }
+
+  test("deletion vectors drop marked rows from column batches of fixed-width, wide decimal and string columns, nulls kept") {
+    val (spark, _) = LocalSession.start("pk-vector-batches")
+    try {
+      spark.conf.set("spark.sql.parquet.columnarReaderBatchSize", "7")
+      val t = "paimon.default.marked"
+      spark.sql(s"CREATE TABLE $t (id INT, b BOOLEAN, l BIGINT, d DOUBLE, m DECIMAL(12, 2), w DECIMAL(30, 5), " +
+        "ts TIMESTAMP, txt STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', " +
+        "'deletion-vectors.enabled' = 'true')")
+      def select(w: Int, step: Int) = s"SELECT CAST(id AS INT) AS id, " + Seq("(id + $w) % 2 = 0",
+        "CAST(id AS BIGINT) * 10000000000 + $w", "CAST(id / 7.0 + $w AS DOUBLE)", "CAST(id * 1.25 + $w AS DECIMAL(12, 2))",
+        "CAST(CAST(id AS DECIMAL(30, 5)) * 10000000000000000 + $w AS DECIMAL(30, 5))",
+        "TIMESTAMP_SECONDS(1700000000 + id * 60 + $w)", "CONCAT('w', $w, '-', id)").map(c =>
+        s"CASE WHEN (id + $w) % 5 = 0 THEN NULL ELSE ${c.replace("$w", w.toString)} END").mkString(", ") +
+        s" FROM range(0, 200, $step)"
+      // Every write is compacted: the updates of every 3rd key mark their old rows in the first file.
+      spark.sql(s"INSERT INTO $t ${select(1, 1)}")
+      spark.sql(s"INSERT INTO $t ${select(2, 3)}")
+      spark.sql(s"DELETE FROM $t WHERE id % 4 = 1")
+      val indexes = spark.sql("SELECT * FROM paimon.default.`marked$table_indexes` WHERE index_type = 'DELETION_VECTORS'")
+      assert(indexes.count() > 0)
+      val df = spark.table(t)
+      assert(df.queryExecution.executedPlan.exists(_.isInstanceOf[ColumnarToRowExec]))
+      val read = df.collect().map(_.toSeq).sortBy(_.head.asInstanceOf[Int]).toSeq
+      val expected = Seq(select(1, 1), select(2, 3)).map(spark.sql(_).collect().map(r => r.getInt(0) -> r.toSeq).toMap)
+        .reduce(_ ++ _).filter(_._1 % 4 != 1).toSeq.sortBy(_._1).map(_._2)
+      assert(read.size == 150)
+      assert(read == expected)
+    } finally spark.stop()
+  }
 }
