@@ -51,6 +51,7 @@ object DeletedRows {
       private var selection: Selection = _
       private var gathered: Array[GatherVector] = _
       private var current: ColumnarBatch = _
+      private var deleted = new Array[Boolean](0)
 
       override def next(): Boolean = {
         if (!reader.next()) return false
@@ -61,10 +62,17 @@ object DeletedRows {
           gathered = (0 until batch.numCols()).map(c => new GatherVector(batch.column(c).dataType(), 1, selection)).toArray
         }
         selection.size = 0
-        var r = 0
-        while (r < rows) { if (!vector.isDeleted(first + r)) selection.add(0, r); r += 1 }
+        if (deleted.length < rows) deleted = new Array[Boolean](rows)
+        java.util.Arrays.fill(deleted, 0, rows, false)
+        // The batch's marks in one walk over the vector: a lookup per row cost 27-68 ns (a 7.5 M-row
+        // table of 8.4 M stored rows, same-JVM alternating scans: 6-16% of the scan's CPU).
+        val untouched = vector.markDeleted(first, rows, deleted) == 0
+        if (!untouched) {
+          var r = 0
+          while (r < rows) { if (!deleted(r)) selection.add(0, r); r += 1 }
+        }
         first += rows
-        current = if (selection.size == rows) batch else {
+        current = if (untouched) batch else {
           gathered.indices.foreach(c => gathered(c).gatherFrom(_ => batch.column(c)))
           new ColumnarBatch(gathered.map(g => g: ColumnVector), selection.size)
         }

@@ -45,6 +45,22 @@ class DeletionVectorSuite extends AnyFunSuite {
     }
   }
 
+  test("a range's marks in one walk are the positions isDeleted finds, across unsigned low halves and 32-bit keys") {
+    val random = new Random(5)
+    val edges = Seq(Int.MaxValue.toLong, 1L << 32).flatMap(e => (-3L to 3L).map(e + _))
+    val v = DeletionVector.empty.withDeleted(positions(random, 3000, 100000) ++ positions(random, 300, 1L << 40) ++ edges)
+    val windows = Seq((0L, 4096), (99000L, 4096), (200000L, 4096), (Int.MaxValue.toLong - 10, 20), ((1L << 32) - 2, 7)) ++
+      edges.map(e => (e - 1, 3)) ++ Seq.fill(50)(((random.nextDouble() * (1L << 40)).toLong, 1000))
+    windows.foreach { case (from, n) =>
+      val marks = new Array[Boolean](n + 1)
+      val count = v.markDeleted(from, n, marks)
+      val expected = (0 until n).map(i => v.isDeleted(from + i))
+      assert(marks.take(n).toSeq == expected, s"window $from + $n")
+      assert(count == expected.count(identity) && !marks(n), s"window $from + $n")
+    }
+    assert(edges.forall(v.isDeleted))
+  }
+
   Seq(false, true).foreach { bitmap64 =>
     test(s"${if (bitmap64) "64" else "32"}-bit vectors we write read in Java with exactly their positions") {
       val random = new Random(11)
