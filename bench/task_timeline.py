@@ -5,7 +5,8 @@ no task ran at all (the driver planning, committing, starting jobs). The CPU bou
 in which jobs.
 
 Spark writes the log when the session is started with `conf(directory)`; `read(directory)` parses it
-once the actions ran (the log is flushed as events arrive).
+after the session stopped (Spark buffers task events and writes all of them by the time it stops).
+Compaction jobs are told apart by the description our engine gives them ("paimon compact ...").
 """
 
 from __future__ import annotations
