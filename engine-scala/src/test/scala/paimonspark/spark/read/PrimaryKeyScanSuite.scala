@@ -1,5 +1,6 @@
 package paimonspark.spark.read
 
+import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.execution.ColumnarToRowExec
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.scalatest.funsuite.AnyFunSuite
@@ -75,7 +76,6 @@ class PrimaryKeyScanSuite extends AnyFunSuite {
       spark.sql(s"CREATE TABLE $t (id INT, b BOOLEAN, y TINYINT, s SMALLINT, i INT, l BIGINT, f FLOAT, d DOUBLE, " +
         "m DECIMAL(12, 2), w DECIMAL(30, 5), day DATE, ts TIMESTAMP, ntz TIMESTAMP_NTZ, txt STRING) TBLPROPERTIES " +
         "('primary-key' = 'id', 'bucket' = '1', 'write-only' = 'true')")
-      // Every value derives from (key, write); a 5th of each write's rows, other keys in each write, are all nulls.
       val columns = Seq("(id + $w) % 2 = 0", "CAST(id - 100 AS TINYINT)", "CAST(id * $w AS SMALLINT)",
         "CAST(id * 1000 + $w AS INT)", "CAST(id AS BIGINT) * 10000000000 + $w", "CAST(id / 3.0 AS FLOAT)",
         "CAST(id / 7.0 + $w AS DOUBLE)", "CAST(id * 1.25 + $w AS DECIMAL(12, 2))",
@@ -83,20 +83,13 @@ class PrimaryKeyScanSuite extends AnyFunSuite {
         "TIMESTAMP_SECONDS(1700000000 + id * 60 + $w)", "CAST(TIMESTAMP_SECONDS(1700000000 + id + $w) AS TIMESTAMP_NTZ)",
         "CONCAT('w', $w, '-', id)")
       // Three runs whose keys interleave: every key in the first, every 2nd (from 1) in the second, every 3rd in the last.
-      val writes = Seq((1, 1, 0), (2, 2, 1), (3, 3, 0))
-      def select(w: Int, from: Int, step: Int) = "SELECT CAST(id AS INT) AS id, " +
-        columns.map(c => s"CASE WHEN (id + $w) % 5 = 0 THEN NULL ELSE ${c.replace("$w", w.toString)} END").mkString(", ") +
-        s" FROM range($from, 200, $step)"
-      for ((w, step, from) <- writes) spark.sql(s"INSERT INTO $t ${select(w, from, step)}")
+      val writes = Seq((1, 1, 0), (2, 2, 1), (3, 3, 0)).map { case (w, step, from) => written(columns, w, from, step) }
+      writes.foreach(q => spark.sql(s"INSERT INTO $t $q"))
       val df = spark.table(t)
       assert(df.queryExecution.executedPlan.exists(_.isInstanceOf[ColumnarToRowExec]))
-      val merged = df.collect().map(_.toSeq).sortBy(_.head.asInstanceOf[Int]).toSeq
-      // Each key's values as its last write computed them.
-      val single = writes.map { case (w, step, from) =>
-        spark.sql(select(w, from, step)).collect().map(r => r.getInt(0) -> r.toSeq).toMap
-      }.reduce(_ ++ _).toSeq.sortBy(_._1).map(_._2)
+      val merged = byKey(df.collect())
       assert(merged.size == 200)
-      assert(merged == single)
+      assert(merged == byKey(lastWrites(spark, writes)))
     } finally spark.stop()
   }
 
@@ -108,25 +101,35 @@ class PrimaryKeyScanSuite extends AnyFunSuite {
       spark.sql(s"CREATE TABLE $t (id INT, b BOOLEAN, l BIGINT, d DOUBLE, m DECIMAL(12, 2), w DECIMAL(30, 5), " +
         "ts TIMESTAMP, txt STRING) TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', " +
         "'deletion-vectors.enabled' = 'true')")
-      def select(w: Int, step: Int) = s"SELECT CAST(id AS INT) AS id, " + Seq("(id + $w) % 2 = 0",
-        "CAST(id AS BIGINT) * 10000000000 + $w", "CAST(id / 7.0 + $w AS DOUBLE)", "CAST(id * 1.25 + $w AS DECIMAL(12, 2))",
-        "CAST(CAST(id AS DECIMAL(30, 5)) * 10000000000000000 + $w AS DECIMAL(30, 5))",
-        "TIMESTAMP_SECONDS(1700000000 + id * 60 + $w)", "CONCAT('w', $w, '-', id)").map(c =>
-        s"CASE WHEN (id + $w) % 5 = 0 THEN NULL ELSE ${c.replace("$w", w.toString)} END").mkString(", ") +
-        s" FROM range(0, 200, $step)"
+      val columns = Seq("(id + $w) % 2 = 0", "CAST(id AS BIGINT) * 10000000000 + $w", "CAST(id / 7.0 + $w AS DOUBLE)",
+        "CAST(id * 1.25 + $w AS DECIMAL(12, 2))", "CAST(CAST(id AS DECIMAL(30, 5)) * 10000000000000000 + $w AS DECIMAL(30, 5))",
+        "TIMESTAMP_SECONDS(1700000000 + id * 60 + $w)", "CONCAT('w', $w, '-', id)")
       // Every write is compacted: the updates of every 3rd key mark their old rows in the first file.
-      spark.sql(s"INSERT INTO $t ${select(1, 1)}")
-      spark.sql(s"INSERT INTO $t ${select(2, 3)}")
+      val writes = Seq(written(columns, 1, 0, 1), written(columns, 2, 0, 3))
+      writes.foreach(q => spark.sql(s"INSERT INTO $t $q"))
       spark.sql(s"DELETE FROM $t WHERE id % 4 = 1")
       val indexes = spark.sql("SELECT * FROM paimon.default.`marked$table_indexes` WHERE index_type = 'DELETION_VECTORS'")
       assert(indexes.count() > 0)
       val df = spark.table(t)
       assert(df.queryExecution.executedPlan.exists(_.isInstanceOf[ColumnarToRowExec]))
-      val read = df.collect().map(_.toSeq).sortBy(_.head.asInstanceOf[Int]).toSeq
-      val expected = Seq(select(1, 1), select(2, 3)).map(spark.sql(_).collect().map(r => r.getInt(0) -> r.toSeq).toMap)
-        .reduce(_ ++ _).filter(_._1 % 4 != 1).toSeq.sortBy(_._1).map(_._2)
+      val read = byKey(df.collect())
       assert(read.size == 150)
-      assert(read == expected)
+      assert(read == byKey(lastWrites(spark, writes).filter(_.getInt(0) % 4 != 1)))
     } finally spark.stop()
   }
+
+  /**
+   * A write's query: keys `from` until 200 by `step`, each of `columns` with `$w` as the write's number,
+   * so that every value derives from (key, write); a 5th of the rows, other keys in each write, are all nulls.
+   */
+  private def written(columns: Seq[String], w: Int, from: Int, step: Int): String = "SELECT CAST(id AS INT) AS id, " +
+    columns.map(c => s"CASE WHEN (id + $w) % 5 = 0 THEN NULL ELSE ${c.replace("$w", w.toString)} END").mkString(", ") +
+    s" FROM range($from, 200, $step)"
+
+  /** Each key's row as the last of `writes` (queries, in write order) that wrote it computed it. */
+  private def lastWrites(spark: SparkSession, writes: Seq[String]): Seq[Row] =
+    writes.map(spark.sql(_).collect().map(r => r.getInt(0) -> r).toMap).reduce(_ ++ _).values.toSeq
+
+  /** Rows keyed by an INT first column, as value sequences in key order. */
+  private def byKey(rows: Iterable[Row]): Seq[Seq[Any]] = rows.toSeq.sortBy(_.getInt(0)).map(_.toSeq)
 }
