@@ -11,16 +11,21 @@ import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactor
 
 import paimonspark.{CommitConflictException, UnsupportedFeatureException}
 import paimonspark.format.TablePaths
-import paimonspark.format.metadata.{ManifestEntry, Snapshot, SnapshotJson}
+import paimonspark.format.metadata.{Snapshot, SnapshotJson}
 import paimonspark.spark.SparkTable
 import paimonspark.spark.catalog.{BucketFunction, PaimonFunctions}
 import paimonspark.table.{BucketFunctionType, KeyLayout, TableOptions}
+import paimonspark.spark.read.SparkFileReader
+import paimonspark.table.compact.{CompactResult, TableCompaction, WriteCompaction}
 import paimonspark.table.options.ChangelogProducer
 import paimonspark.table.write.{AppendBuckets, Bucketing, OverwriteScope, PrimaryKeyWriter, TableCommit, WriteRestore,
   WrittenFiles}
 
-/** What one task wrote: the ADD entries of its data and changelog files, and its index changes. */
-final case class FilesWritten(files: WrittenFiles) extends WriterCommitMessage
+/**
+ * What one task wrote: the ADD entries of its data and changelog files, its index changes, and the
+ * compactions it ran on the buckets it wrote ([[WriteCompaction]]).
+ */
+final case class FilesWritten(files: WrittenFiles, compacted: Seq[CompactResult] = Nil) extends WriterCommitMessage
 
 /**
  * A batch write: executors write data files, the driver commits them as one snapshot.
@@ -85,18 +90,31 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
   // The snapshot the last writer factory planned buckets and sequences at, which its commit checks against.
   @volatile private var plannedAt: Option[Long] = None
 
-  private def restore(): WriteRestore = {
-    val restored = WriteRestore.of(store)
+  private def restore(): WriteRestore = planned(WriteRestore.of(store))
+
+  private def planned(restored: WriteRestore): WriteRestore = {
     plannedAt = Some(restored.snapshotId.getOrElse(0L))
     restored
   }
+
+  /**
+   * Whether the tasks of a write to a primary-key table compact the buckets they wrote, as Paimon's
+   * writers do. Not for writes that replace files (their buckets' files are about to go), not for
+   * `write-only` or postpone-bucket tables (compacted by CALL only), and not with the
+   * `full-compaction` changelog producer, whose schedule the driver keeps ([[compactWritten]]).
+   */
+  private val compactsInTasks = store.isPrimaryKeyTable && replaces.isEmpty && !store.options.writeOnly &&
+    store.options.bucket != TablePaths.PostponeBucket && store.options.changelogProducer != ChangelogProducer.FullCompaction
 
   // Writers that replace partitions do not hold on to the bucket counts of the ones they replace.
   private def forWriters(restored: WriteRestore): WriteRestore = if (replacesPartitions) restored.replacingPartitions else restored
 
   private def primaryKeyFactory(bucketing: Bucketing) = {
-    val restored = restore()
-    new PrimaryKeyWriterFactory(store, forWriters(restored), bootstrapped(bucketing, restored))
+    val (restored, compaction) = if (!compactsInTasks) (restore(), None) else {
+      val (restored, compaction) = WriteCompaction.plan(store, SparkFileReader.forCompaction(store))
+      (planned(restored), Some(compaction))
+    }
+    new PrimaryKeyWriterFactory(store, forWriters(restored), bootstrapped(bucketing, restored), compaction)
   }
 
   // The bootstrap files a cross-partition write reads (name prefix, assigners), deleted once it ends.
@@ -151,7 +169,8 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
 
   private def commitFiles(commitUser: String, messages: Array[WriterCommitMessage], identifier: Long): Unit = {
     attempted = Some(commitUser -> identifier)
-    val written = messages.toSeq.collect { case f: FilesWritten => f.files }
+    val tasks = messages.toSeq.collect { case f: FilesWritten => f }
+    val written = tasks.map(_.files)
     val entries = written.flatMap(_.data)
     // What is replaced is decided only now: a copy-on-write scan may have narrowed its files at run time.
     val committed = try new TableCommit(store, commitUser).commit(entries, replaces.map(_()), written.flatMap(_.index),
@@ -159,7 +178,7 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
     finally dropKeyFiles()
     // Postpone-bucket tables are compacted by CALL only, as Paimon's writers leave them.
     if (entries.nonEmpty && !store.options.writeOnly && store.options.bucket != TablePaths.PostponeBucket) {
-      committed.foreach(compactWritten(entries, identifier, _))
+      committed.foreach(compactWritten(tasks, identifier, _))
     }
   }
 
@@ -200,10 +219,13 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
    * snapshot after the write's own. With the `full-compaction` changelog producer, the buckets are
    * compacted fully after every batch write and every `full-compaction.delta-commits`-th streaming
    * micro-batch, as Paimon's writers do at the end of input and at those checkpoints. The write is
-   * committed already, so losing to a concurrent compaction only skips this one.
+   * committed already, so losing to a concurrent compaction only skips this one. Where the tasks
+   * compacted their buckets ([[compactsInTasks]]), only their results are committed here; else the
+   * driver plans and runs the compaction as a job of its own.
    */
-  private def compactWritten(entries: Seq[ManifestEntry], identifier: Long, committed: Snapshot): Unit = {
-    try {
+  private def compactWritten(tasks: Seq[FilesWritten], identifier: Long, committed: Snapshot): Unit = {
+    try if (compactsInTasks) TableCompaction.commit(store, UUID.randomUUID().toString, tasks.flatMap(_.compacted)) else {
+      val entries = tasks.flatMap(_.files.data)
       val options = store.options
       val full = store.isPrimaryKeyTable && options.changelogProducer == ChangelogProducer.FullCompaction &&
         (identifier == SnapshotJson.BatchCommitIdentifier || identifier % options.fullCompactionDeltaCommits == 0)
@@ -216,7 +238,8 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
 
   override def abort(messages: Array[WriterCommitMessage]): Unit = {
     dropKeyFiles()
-    if (!mayHaveLanded) messages.toSeq.collect { case f: FilesWritten => f.files }.foreach { f =>
+    if (!mayHaveLanded) messages.toSeq.collect { case f: FilesWritten => f }.foreach { case FilesWritten(f, compacted) =>
+      TableCompaction.discard(store, compacted)
       (f.data ++ f.changelog).foreach(e => store.io.delete(store.dataFilePath(e.partition, e.bucket, e.file), recursive = false))
       f.index.flatMap(_.entries).foreach(e => store.io.delete(store.paths.indexFile(e.fileName), recursive = false))
     }

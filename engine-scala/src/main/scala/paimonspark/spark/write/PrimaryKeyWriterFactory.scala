@@ -9,16 +9,17 @@ import paimonspark.format.SparkTypes
 import paimonspark.lsm.KeyValue
 import paimonspark.spark.ColumnDefaults.NullsToDefaults
 import paimonspark.table.FileStoreTable
+import paimonspark.table.compact.{CompactResult, WriteCompaction}
 import paimonspark.table.write.{Bucketing, PrimaryKeyWriter, WriteRestore}
 
 /**
  * Creates the per-task writers of a primary-key table; sequences and buckets are planned on the
- * driver. A plain write upserts each row (with its `rowkind.field` kind, if the table has one); the
- * row-level changes of DELETE, UPDATE and MERGE INTO are written as what they are: a retraction of
+ * driver, and with a `compaction` each task compacts the buckets it wrote once it wrote them. A
+ * plain write upserts each row (with its `rowkind.field` kind, if the table has one); the row-level changes of DELETE, UPDATE and MERGE INTO are written as what they are: a retraction of
  * a key, an update, an insert. Nothing is rewritten: they are merged on read like any write.
  */
-final class PrimaryKeyWriterFactory(table: FileStoreTable, restored: WriteRestore, bucketing: Bucketing)
-    extends DeltaWriterFactory {
+final class PrimaryKeyWriterFactory(table: FileStoreTable, restored: WriteRestore, bucketing: Bucketing,
+    compaction: Option[WriteCompaction]) extends DeltaWriterFactory {
   // Row ids are the primary key, in its order (see KeyDeltaOperation.rowId).
   private val keyOrdinals = table.schema.primaryKeys.map(k => table.schema.fields.indexWhere(_.name == k)).toArray
   private val keyTypes = keyOrdinals.map(i => SparkTypes.physicalType(table.schema.fields(i).dataType))
@@ -51,7 +52,10 @@ final class PrimaryKeyWriterFactory(table: FileStoreTable, restored: WriteRestor
       while (i < keyOrdinals.length) { retraction.update(keyOrdinals(i), id.get(i, keyTypes(i))); i += 1 }
       writer.write(retraction, KeyValue.Delete)
     }
-    override def commit(): WriterCommitMessage = FilesWritten(writer.finish())
+    override def commit(): WriterCommitMessage = {
+      val written = writer.finish()
+      FilesWritten(written, compaction.fold(Seq.empty[CompactResult])(_.run(written.data)))
+    }
     override def abort(): Unit = writer.abort()
     override def close(): Unit = ()
   }

@@ -55,8 +55,7 @@ object Rescale {
       val selected = partitions.fold(frame)(p => frame.where(TableRewrite.partitionColumn(frame, table, p)))
       val clustered = selected.repartition(session.sessionState.conf.numShufflePartitions,
         table.schema.partitionKeys.map(TableRewrite.quoted(frame, _)) :+ bucket(rescaled, target): _*)
-      val writers = new PrimaryKeyWriterFactory(rescaled, WriteRestore.Empty,
-        Bucketing.Fixed(target))
+      val writers = new PrimaryKeyWriterFactory(rescaled, WriteRestore.Empty, Bucketing.Fixed(target), compaction = None)
       val (id, added) = TableRewrite.commit(table, clustered, writers, OverwriteScope.PartitionsOf(read))
       // As after any write, the buckets written are compacted inline unless `write-only` (or postponed).
       if (!table.options.writeOnly && !postpone) {

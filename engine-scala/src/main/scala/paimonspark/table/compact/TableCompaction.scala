@@ -6,7 +6,7 @@ import paimonspark.format.metadata.{DataFileMeta, DeletionFile, FileKind, IndexM
 import paimonspark.lsm.{BucketVectors, ChangelogSettings, CompactUnit, Compactor, MergeEngineSpec, SortedRun, UpgradeRule}
 import paimonspark.table.{FileStoreTable, KeyLayout, Predicate}
 import paimonspark.table.options.ChangelogProducer
-import paimonspark.table.scan.ScanPlanner
+import paimonspark.table.scan.{DataSplit, ScanPlanner}
 import paimonspark.table.write.{IndexChange, PrimaryKeyWriter, TableCommit, VectorIndexFile}
 
 /**
@@ -36,45 +36,58 @@ object TableCompaction {
   /** The buckets to compact at snapshot `latest`, optionally only those matching a partition filter or in `buckets`. */
   def plan(table: FileStoreTable, latest: Option[Snapshot], filter: Option[Predicate], full: Boolean,
       buckets: Option[Set[String]] = None): Seq[CompactTask] = {
-    if (!table.isPrimaryKeyTable) {
-      throw new UnsupportedFeatureException(s"table ${table.location} has no primary key: append tables are " +
-        "compacted by AppendCompaction, not by merging sorted runs")
-    }
+    requirePrimaryKey(table)
+    val vectorFiles = vectorIndexFiles(table, latest)
+    new ScanPlanner(table, appliesDeletionVectors = table.options.deletionVectors).plan(latest, filter)
+      .filter(s => buckets.forall(_.contains(PrimaryKeyWriter.sequenceKey(s.partitionBytes, s.bucket))))
+      .flatMap(split => planBucket(table, split, vectorFiles.getOrElse(PrimaryKeyWriter.sequenceKey(split.partitionBytes,
+        split.bucket), Set.empty), full))
+  }
+
+  /** A deletion-vector table's `DELETION_VECTORS` index files at `snapshot`, by bucket ([[PrimaryKeyWriter.sequenceKey]]). */
+  def vectorIndexFiles(table: FileStoreTable, snapshot: Option[Snapshot]): Map[String, Set[String]] =
+    if (!table.options.deletionVectors) Map.empty
+    else table.newManifestStore().indexFiles(snapshot).filter(_.indexType == IndexManifestAvro.DeletionVectorsIndex)
+      .groupBy(e => PrimaryKeyWriter.sequenceKey(e.partition, e.bucket)).map { case (k, es) => k -> es.map(_.fileName).toSet }
+
+  /**
+   * What to compact of one bucket's live files (`split`, with their deletion files where the table has
+   * vectors), whose vectors are in `vectorIndexFiles`: Paimon's universal picker (its lookup variant
+   * where keys are looked up), or everything for a full compaction. None when nothing needs it.
+   */
+  def planBucket(table: FileStoreTable, split: DataSplit, vectorIndexFiles: Set[String], full: Boolean): Option[CompactTask] = {
+    requirePrimaryKey(table)
     val picker = table.options.compaction
     val spec = MergeEngineSpec.of(table.location.toString, table.schema)
-    val upLevel0 = spec.engine == "first-row"
     // Deletion vectors, like the lookup producer and force-lookup, look keys up; vectors make level-0 rows
     // visible only once compacted.
     val vectors = table.options.deletionVectors
     val lookup = table.options.changelogProducer == ChangelogProducer.Lookup || spec.lookupMerge
-    val vectorFiles = if (!vectors) Map.empty[(java.nio.ByteBuffer, Int), Set[String]]
-      else table.newManifestStore().indexFiles(latest).filter(_.indexType == IndexManifestAvro.DeletionVectorsIndex)
-        .groupBy(e => (e.partitionKey, e.bucket)).map { case (k, es) => k -> es.map(_.fileName).toSet }
-    new ScanPlanner(table, appliesDeletionVectors = vectors).plan(latest, filter)
-      .filter(s => buckets.forall(_.contains(PrimaryKeyWriter.sequenceKey(s.partitionBytes, s.bucket))))
-      .flatMap { split =>
-        val runs = SortedRun.of(split.files)
-        // First-row readers (Java's, pypaimon's) read levels above 0 without merging, so a key must
-        // live in one file there: Paimon ensures it by looking keys up while compacting; here a
-        // bucket with level-0 files is compacted whole, which ensures it too.
-        val unit = if (full) picker.full(runs, table.options.forceRewriteAllFiles)
-          else if (upLevel0) { if (runs.exists(_.level == 0)) picker.full(runs) else None }
-          else if (lookup) picker.pickForLookup(runs, table.options.gentleLookupInterval)
-          else picker.pick(runs)
-        val highest = split.files.map(_.level).max
-        unit.map { u =>
-          val inUnit = u.files.map(_.fileName).toSet
-          // With vectors, what a retraction deletes above the output is marked: it may go at any level above 0.
-          // A partition not yet rescaled keeps the bucket count its files were written with.
-          CompactTask(split.partitionBytes, split.bucket, split.totalBuckets, u,
-            dropRetractions = u.outputLevel != 0 && (vectors || u.outputLevel >= highest),
-            lookupRuns = if (lookup) SortedRun.of(split.files.filterNot(f => inUnit(f.fileName))) else Nil,
-            // Vectors of files gone since (overwritten, say) are left out, and so dropped at the rewrite.
-            deletionFiles = split.deletionFiles.filter { case (file, _) => split.files.exists(_.fileName == file) },
-            vectorIndexFiles = vectorFiles.getOrElse((java.nio.ByteBuffer.wrap(split.partitionBytes), split.bucket), Set.empty),
-            rewriteAll = full && table.options.forceRewriteAllFiles)
-        }
-      }
+    val runs = SortedRun.of(split.files)
+    // First-row readers (Java's, pypaimon's) read levels above 0 without merging, so a key must
+    // live in one file there: Paimon ensures it by looking keys up while compacting; here a
+    // bucket with level-0 files is compacted whole, which ensures it too.
+    val unit = if (full) picker.full(runs, table.options.forceRewriteAllFiles)
+      else if (spec.engine == "first-row") { if (runs.exists(_.level == 0)) picker.full(runs) else None }
+      else if (lookup) picker.pickForLookup(runs, table.options.gentleLookupInterval)
+      else picker.pick(runs)
+    val highest = split.files.map(_.level).max
+    unit.map { u =>
+      val inUnit = u.files.map(_.fileName).toSet
+      // With vectors, what a retraction deletes above the output is marked: it may go at any level above 0.
+      // A partition not yet rescaled keeps the bucket count its files were written with.
+      CompactTask(split.partitionBytes, split.bucket, split.totalBuckets, u,
+        dropRetractions = u.outputLevel != 0 && (vectors || u.outputLevel >= highest),
+        lookupRuns = if (lookup) SortedRun.of(split.files.filterNot(f => inUnit(f.fileName))) else Nil,
+        // Vectors of files gone since (overwritten, say) are left out, and so dropped at the rewrite.
+        deletionFiles = split.deletionFiles.filter { case (file, _) => split.files.exists(_.fileName == file) },
+        vectorIndexFiles = vectorIndexFiles, rewriteAll = full && table.options.forceRewriteAllFiles)
+    }
+  }
+
+  private def requirePrimaryKey(table: FileStoreTable): Unit = if (!table.isPrimaryKeyTable) {
+    throw new UnsupportedFeatureException(s"table ${table.location} has no primary key: append tables are " +
+      "compacted by AppendCompaction, not by merging sorted runs")
   }
 
   /** Runs one task on an executor. */
@@ -114,5 +127,10 @@ object TableCompaction {
   /** Commits the results as one COMPACT snapshot; on a conflict the new files are deleted again. */
   def commit(table: FileStoreTable, commitUser: String, results: Seq[CompactResult]): Option[Long] =
     new TableCommit(table, commitUser).compact(results.flatMap(_.removed), results.flatMap(_.added),
+      results.flatMap(_.changelog), results.flatMap(_.index))
+
+  /** Deletes the files of results that will not be committed (their write failed, say). */
+  def discard(table: FileStoreTable, results: Seq[CompactResult]): Unit =
+    TableCommit.discardCompaction(table, results.flatMap(_.removed), results.flatMap(_.added),
       results.flatMap(_.changelog), results.flatMap(_.index))
 }

@@ -159,10 +159,7 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
     }, index = index, changelog = changelog).map(_.id)
     catch {
       case e: Throwable =>
-        val moved = compacted.map(_.file.fileName).toSet
-        (added.filterNot(a => moved(a.file.fileName)) ++ changelog)
-          .foreach(a => table.io.delete(table.dataFilePath(a.partition, a.bucket, a.file), recursive = false))
-        index.flatMap(_.entries).foreach(e => table.io.delete(table.paths.indexFile(e.fileName), recursive = false))
+        TableCommit.discardCompaction(table, compacted, added, changelog, index)
         throw e
     }
   }
@@ -353,5 +350,19 @@ final class TableCommit(table: FileStoreTable, commitUser: String) {
       name
     }
     def discard(): Unit = names.foreach(n => table.io.delete(table.paths.manifestFile(n), recursive = false))
+  }
+}
+
+object TableCommit {
+  /**
+   * Deletes what a compaction that will not be committed wrote: its new data, changelog and index
+   * files. Files it only moved to another level stay: they are still live at their old one.
+   */
+  def discardCompaction(table: FileStoreTable, compacted: Seq[ManifestEntry], added: Seq[ManifestEntry],
+      changelog: Seq[ManifestEntry], index: Seq[IndexChange]): Unit = {
+    val moved = compacted.map(_.file.fileName).toSet
+    (added.filterNot(a => moved(a.file.fileName)) ++ changelog)
+      .foreach(a => table.io.delete(table.dataFilePath(a.partition, a.bucket, a.file), recursive = false))
+    index.flatMap(_.entries).foreach(e => table.io.delete(table.paths.indexFile(e.fileName), recursive = false))
   }
 }

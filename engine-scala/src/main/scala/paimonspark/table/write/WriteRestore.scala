@@ -1,8 +1,9 @@
 package paimonspark.table.write
 
 import paimonspark.InvalidOptionException
+import paimonspark.format.metadata.Snapshot
 import paimonspark.table.{FileStoreTable, TableOptions}
-import paimonspark.table.scan.ScanPlanner
+import paimonspark.table.scan.{DataSplit, ScanPlanner}
 
 /**
  * What a write to buckets continues from, the live files of the snapshot it starts from
@@ -32,9 +33,12 @@ object WriteRestore {
 
   def of(table: FileStoreTable): WriteRestore = {
     val snapshot = table.snapshotManager.latest()
-    val splits = ScanPlanner.forMetadata(table).plan(snapshot, None)
+    of(snapshot, ScanPlanner.forMetadata(table).plan(snapshot, None))
+  }
+
+  /** What the live files of `snapshot`, as `splits`, leave a write to continue from. */
+  def of(snapshot: Option[Snapshot], splits: Seq[DataSplit]): WriteRestore =
     WriteRestore(snapshot.map(_.id),
       splits.map(s => PrimaryKeyWriter.sequenceKey(s.partitionBytes, s.bucket) -> (s.files.map(_.maxSequenceNumber).max + 1)).toMap,
       splits.filter(_.totalBuckets > 0).map(s => RowBucketer.partitionKey(s.partitionBytes) -> s.totalBuckets).toMap)
-  }
 }
