@@ -221,10 +221,15 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
    * micro-batch, as Paimon's writers do at the end of input and at those checkpoints. The write is
    * committed already, so losing to a concurrent compaction only skips this one. Where the tasks
    * compacted their buckets ([[compactsInTasks]]), only their results are committed here; else the
-   * driver plans and runs the compaction as a job of its own.
+   * driver plans and runs the compaction as a job of its own. So it does when two tasks compacted
+   * one bucket (a bucket written by two tasks, as when a cross-partition table's assigner count
+   * changed): both merged the bucket's old files, which must not be committed twice.
    */
   private def compactWritten(tasks: Seq[FilesWritten], identifier: Long, committed: Snapshot): Unit = {
-    try if (compactsInTasks) TableCompaction.commit(store, UUID.randomUUID().toString, tasks.flatMap(_.compacted)) else {
+    val results = tasks.flatMap(_.compacted)
+    val bucketsCompactedTwice = results.groupBy(r => (java.nio.ByteBuffer.wrap(r.task.partition), r.task.bucket)).exists(_._2.size > 1)
+    if (bucketsCompactedTwice) TableCompaction.discard(store, results)
+    try if (compactsInTasks && !bucketsCompactedTwice) TableCompaction.commit(store, UUID.randomUUID().toString, results) else {
       val entries = tasks.flatMap(_.files.data)
       val options = store.options
       val full = store.isPrimaryKeyTable && options.changelogProducer == ChangelogProducer.FullCompaction &&

@@ -48,16 +48,26 @@ class WriteCompactionSuite extends AnyFunSuite with BeforeAndAfterAll {
   private def exists(table: FileStoreTable, entries: Seq[paimonspark.format.metadata.ManifestEntry]): Seq[Boolean] =
     entries.map(e => table.io.exists(table.dataFilePath(e.partition, e.bucket, e.file)))
 
-  /** One Spark task's write of `rows` through the table's own DataSource V2 write, its message not yet committed. */
-  private def taskWrite(name: String, rows: Seq[(Int, String)]): (PaimonWrite, FilesWritten) = {
+  /**
+   * Spark tasks, one per element of `tasks`, each writing its rows (id, value) through one DataSource V2
+   * write of the table; their messages not yet committed.
+   */
+  private def taskWrites(name: String, tasks: Seq[Seq[(Int, Any)]]): (PaimonWrite, Seq[FilesWritten]) = {
     val write = new PaimonWrite(new SparkTable(load(name), s"default.$name"), None, "test")
     val factory = write.createBatchWriterFactory(null)
-    val message = spark.sparkContext.parallelize(Seq(rows), 1).map { task =>
+    val messages = spark.sparkContext.parallelize(tasks, tasks.size).map { rows =>
       val writer = factory.createWriter(0, 0)
-      task.foreach { case (id, v) => writer.write(new GenericInternalRow(Array[Any](id, UTF8String.fromString(v)))) }
+      rows.foreach { case (id, v) =>
+        writer.write(new GenericInternalRow(Array[Any](id, v match { case s: String => UTF8String.fromString(s); case o => o })))
+      }
       writer.commit()
-    }.collect().head
-    (write, message.asInstanceOf[FilesWritten])
+    }.collect()
+    (write, messages.toSeq.map(_.asInstanceOf[FilesWritten]))
+  }
+
+  private def taskWrite(name: String, rows: Seq[(Int, String)]): (PaimonWrite, FilesWritten) = {
+    val (write, messages) = taskWrites(name, Seq(rows))
+    (write, messages.head)
   }
 
   test("a write's tasks compact the buckets they wrote in the write's own job, committed after its snapshot") {
@@ -109,5 +119,22 @@ class WriteCompactionSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(restored.nonEmpty && exists(table, restored).forall(identity))
     assert(exists(table, results.flatMap(_.added) ++ message.files.data).forall(!_))
     assert(kinds(table) == Seq(CommitKind.Append) && contents("aborted") == before)
+  }
+
+  test("a bucket two tasks compacted is compacted by the driver instead: its old files are merged once") {
+    spark.sql("CREATE TABLE paimon.default.twice (id INT, v BIGINT) TBLPROPERTIES ('primary-key' = 'id', " +
+      "'bucket' = '1', 'num-sorted-run.compaction-trigger' = '2', 'merge-engine' = 'aggregation', " +
+      "'fields.v.aggregate-function' = 'sum')")
+    // Two runs: a third, each task's own, is past the trigger.
+    spark.sql("INSERT INTO paimon.default.twice VALUES (1, 10), (2, 20)")
+    spark.sql("INSERT INTO paimon.default.twice VALUES (3, 30)")
+    val table = load("twice")
+    val (write, messages) = taskWrites("twice", Seq(Seq(1 -> 1L), Seq(1 -> 100L)))
+    assert(messages.map(_.compacted.size) == Seq(1, 1))
+    write.commit(messages.toArray)
+    assert(kinds(table) == Seq(CommitKind.Append, CommitKind.Append, CommitKind.Append, CommitKind.Compact))
+    val moved = messages.flatMap(_.compacted).flatMap(_.removed).map(_.file.fileName).toSet
+    assert(exists(table, messages.flatMap(_.compacted).flatMap(_.added).filterNot(e => moved(e.file.fileName))).forall(!_))
+    assert(spark.table("paimon.default.twice").collect().map(r => (r.getInt(0), r.getLong(1))).toSeq.sorted == Seq((1, 111L), (2, 20L), (3, 30L)))
   }
 }
