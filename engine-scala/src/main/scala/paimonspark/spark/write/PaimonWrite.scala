@@ -14,8 +14,8 @@ import paimonspark.format.TablePaths
 import paimonspark.format.metadata.{Snapshot, SnapshotJson}
 import paimonspark.spark.SparkTable
 import paimonspark.spark.catalog.{BucketFunction, PaimonFunctions}
-import paimonspark.table.{BucketFunctionType, KeyLayout, TableOptions}
 import paimonspark.spark.read.SparkFileReader
+import paimonspark.table.{BucketFunctionType, KeyLayout, TableOptions}
 import paimonspark.table.compact.{CompactResult, TableCompaction, WriteCompaction}
 import paimonspark.table.options.ChangelogProducer
 import paimonspark.table.write.{AppendBuckets, Bucketing, OverwriteScope, PrimaryKeyWriter, TableCommit, WriteRestore,
@@ -227,7 +227,8 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
    */
   private def compactWritten(tasks: Seq[FilesWritten], identifier: Long, committed: Snapshot): Unit = {
     val results = tasks.flatMap(_.compacted)
-    val bucketsCompactedTwice = results.groupBy(r => (java.nio.ByteBuffer.wrap(r.task.partition), r.task.bucket)).exists(_._2.size > 1)
+    val buckets = results.map(r => PrimaryKeyWriter.sequenceKey(r.task.partition, r.task.bucket))
+    val bucketsCompactedTwice = buckets.distinct.size < buckets.size
     if (bucketsCompactedTwice) TableCompaction.discard(store, results)
     try if (compactsInTasks && !bucketsCompactedTwice) TableCompaction.commit(store, UUID.randomUUID().toString, results) else {
       val entries = tasks.flatMap(_.files.data)

@@ -15,8 +15,9 @@ import paimonspark.table.write.{Bucketing, PrimaryKeyWriter, WriteRestore}
 /**
  * Creates the per-task writers of a primary-key table; sequences and buckets are planned on the
  * driver, and with a `compaction` each task compacts the buckets it wrote once it wrote them. A
- * plain write upserts each row (with its `rowkind.field` kind, if the table has one); the row-level changes of DELETE, UPDATE and MERGE INTO are written as what they are: a retraction of
- * a key, an update, an insert. Nothing is rewritten: they are merged on read like any write.
+ * plain write upserts each row (with its `rowkind.field` kind, if the table has one); the row-level
+ * changes of DELETE, UPDATE and MERGE INTO are written as what they are: a retraction of a key, an
+ * update, an insert. Nothing is rewritten: they are merged on read like any write.
  */
 final class PrimaryKeyWriterFactory(table: FileStoreTable, restored: WriteRestore, bucketing: Bucketing,
     compaction: Option[WriteCompaction]) extends DeltaWriterFactory {
