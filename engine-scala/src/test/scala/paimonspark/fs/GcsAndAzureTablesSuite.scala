@@ -18,21 +18,23 @@ import paimonspark.spark.LocalSession
  * travelled, streamed into with their checkpoints on the store, and read by Paimon's Java core.
  */
 class GcsAndAzureTablesSuite extends AnyFunSuite with BeforeAndAfterAll {
-  private lazy val gcs = FakeGcs.start()
-  private lazy val azure = Azurite.start()
+  // Each store or session that started is stopped in afterAll, whatever the others did: one that
+  // fails to start must not leave another's server listening.
+  private val stops = scala.collection.mutable.ArrayBuffer.empty[() => Unit]
+  private def started[T](value: T)(stop: T => Unit): T = { stops += (() => stop(value)); value }
+  private lazy val gcs = started(FakeGcs.start())(_.stop())
+  private lazy val azure = started(Azurite.start())(_.stop())
   private lazy val stores = Seq("gcs" -> gcs, "azure" -> azure)
   private lazy val spark: SparkSession = {
     val catalogs = Seq("spark.sql.catalog.azure" -> classOf[paimonspark.spark.PaimonCatalog].getName,
       "spark.sql.catalog.azure.warehouse" -> azure.uri("wh"))
-    LocalSession.onWarehouse("gcs-and-azure", gcs.uri("wh"),
-      (gcs.settings ++ azure.settings).map { case (k, v) => s"spark.hadoop.$k" -> v } ++ catalogs: _*)
+    started(LocalSession.onWarehouse("gcs-and-azure", gcs.uri("wh"),
+      (gcs.settings ++ azure.settings).map { case (k, v) => s"spark.hadoop.$k" -> v } ++ catalogs: _*))(_.stop())
   }
   private def catalog(store: String) = if (store == "gcs") "paimon" else "azure"
 
-  override def afterAll(): Unit = {
-    spark.stop()
-    stores.foreach(_._2.stop())
-  }
+  override def afterAll(): Unit =
+    stops.reverseIterator.map(stop => scala.util.Try(stop())).toList.collectFirst { case scala.util.Failure(e) => throw e }
 
   private def rows(query: String): Seq[Seq[Any]] = JavaPaimon.sorted(spark.sql(query).collect().toSeq.map(_.toSeq))
 
