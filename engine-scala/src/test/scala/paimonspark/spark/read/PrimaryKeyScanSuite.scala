@@ -74,16 +74,20 @@ class PrimaryKeyScanSuite extends AnyFunSuite {
       spark.conf.set("spark.sql.parquet.columnarReaderBatchSize", "7")
       val t = "paimon.default.typed"
       spark.sql(s"CREATE TABLE $t (id INT, b BOOLEAN, y TINYINT, s SMALLINT, i INT, l BIGINT, f FLOAT, d DOUBLE, " +
-        "m DECIMAL(12, 2), w DECIMAL(30, 5), day DATE, ts TIMESTAMP, ntz TIMESTAMP_NTZ, txt STRING) TBLPROPERTIES " +
-        "('primary-key' = 'id', 'bucket' = '1', 'write-only' = 'true')")
+        "m DECIMAL(12, 2), n DECIMAL(7, 2), w DECIMAL(30, 5), day DATE, ts TIMESTAMP, ntz TIMESTAMP_NTZ, txt STRING) " +
+        "TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '1', 'write-only' = 'true')")
       val columns = Seq("(id + $w) % 2 = 0", "CAST(id - 100 AS TINYINT)", "CAST(id * $w AS SMALLINT)",
         "CAST(id * 1000 + $w AS INT)", "CAST(id AS BIGINT) * 10000000000 + $w", "CAST(id / 3.0 AS FLOAT)",
-        "CAST(id / 7.0 + $w AS DOUBLE)", "CAST(id * 1.25 + $w AS DECIMAL(12, 2))",
+        "CAST(id / 7.0 + $w AS DOUBLE)", "CAST(id * 1.25 + $w AS DECIMAL(12, 2))", "CAST(id * 0.75 + $w AS DECIMAL(7, 2))",
         "CAST(CAST(id AS DECIMAL(30, 5)) * 10000000000000000 + $w AS DECIMAL(30, 5))", "DATE_ADD(DATE'2024-01-01', CAST(id + $w AS INT))",
         "TIMESTAMP_SECONDS(1700000000 + id * 60 + $w)", "CAST(TIMESTAMP_SECONDS(1700000000 + id + $w) AS TIMESTAMP_NTZ)",
         "CONCAT('w', $w, '-', id)")
-      // Three runs whose keys interleave: every key in the first, every 2nd (from 1) in the second, every 3rd in the last.
-      val writes = Seq((1, 1, 0), (2, 2, 1), (3, 3, 0)).map { case (w, step, from) => written(columns, w, from, step) }
+      // Four runs whose keys interleave: every key in the first, every 2nd (from 1) in the second, every 3rd in the
+      // third, every 5th (from 2) in the last, which holds no null. The others hold nulls below key 100 only, so
+      // batches are copied with nulls in every run, in some runs, and in none.
+      val writes = Seq((1, 1, 0), (2, 2, 1), (3, 3, 0)).map { case (w, step, from) =>
+        written(columns, w, from, step, s"(id + $w) % 5 = 0 AND id < 100")
+      } :+ written(columns, 4, 2, 5, "false")
       writes.foreach(q => spark.sql(s"INSERT INTO $t $q"))
       val df = spark.table(t)
       assert(df.queryExecution.executedPlan.exists(_.isInstanceOf[ColumnarToRowExec]))
@@ -120,11 +124,13 @@ class PrimaryKeyScanSuite extends AnyFunSuite {
 
   /**
    * A write's query: keys `from` until 200 by `step`, each of `columns` with `$w` as the write's number,
-   * so that every value derives from (key, write); a 5th of the rows, other keys in each write, are all nulls.
+   * so that every value derives from (key, write); the rows where `nulls` holds (by default a 5th of the
+   * rows, other keys in each write) are all nulls.
    */
-  private def written(columns: Seq[String], w: Int, from: Int, step: Int): String = "SELECT CAST(id AS INT) AS id, " +
-    columns.map(c => s"CASE WHEN (id + $w) % 5 = 0 THEN NULL ELSE ${c.replace("$w", w.toString)} END").mkString(", ") +
-    s" FROM range($from, 200, $step)"
+  private def written(columns: Seq[String], w: Int, from: Int, step: Int, nulls: String = ""): String =
+    "SELECT CAST(id AS INT) AS id, " + columns.map { c =>
+      s"CASE WHEN ${if (nulls.isEmpty) s"(id + $w) % 5 = 0" else nulls} THEN NULL ELSE ${c.replace("$w", w.toString)} END"
+    }.mkString(", ") + s" FROM range($from, 200, $step)"
 
   /** Each key's row as the last of `writes` (queries, in write order) that wrote it computed it. */
   private def lastWrites(spark: SparkSession, writes: Seq[String]): Seq[Row] =
