@@ -100,7 +100,7 @@ demo: $(JAR)
 bench: $(JAR) jars
 	$(PY) bench/run.py
 
-# JFR profiles of the upsert ingest (bench/write_profile.py), ours and Paimon's Java writer's on the
+# CPU profiles (async-profiler, bench/cpu_profile.py) of the upsert ingest (bench/write_profile.py), ours and Paimon's Java writer's on the
 # bench's 10 M-row workload, and of the merge-on-read scan against the compacted one (bench/read_profile.py),
 # summarized in bench/results/profile_*.md.
 profile: $(JAR)

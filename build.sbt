@@ -102,6 +102,8 @@ lazy val engine = (project in file("engine-scala"))
       ("org.apache.hadoop" % "hadoop-azure" % "3.5.0" % Test).intransitive(),
       // The JDBC catalog's drivers, as users add them: SQLite (an embedded file) and PostgreSQL.
       "org.xerial" % "sqlite-jdbc" % "3.51.1.0" % Test,
+      // `make profile`'s CPU sampler (bench/cpu_profile.py): its jar carries the native agent for each platform.
+      ("tools.profiler" % "async-profiler" % "4.6" % Test).intransitive(),
       "org.postgresql" % "postgresql" % "42.7.8" % Test
     ) ++ s3aForTests ++ icebergForTests,
     Compile / unmanagedJars ++= (pysparkJars * "*.jar").classpath,

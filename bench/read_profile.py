@@ -4,8 +4,8 @@
 
 The merge-on-read case of bench/upsert_ingest.py: a write-only, 8-bucket, 10-column primary-key
 table holding a compacted preload and 4 upsert batches (5 sorted runs per bucket whose key ranges
-all overlap), and a fully compacted copy of it. Java Flight Recorder samples the Spark JVM (local[2])
-over K full scans (noop sink) of each table, one recording per table, summarized as the write
+all overlap), and a fully compacted copy of it. async-profiler samples the CPU of the Spark JVM
+(local[2], bench/cpu_profile.py) over K full scans (noop sink) of each table, one profile per table, summarized as the write
 profile is (bench/write_profile.py): by phase (merge, plain scan, Spark's conversion to rows) and by
 the work at the top of the stack. Beside each, the CPU of the same scans unrecorded, and of Spark's
 own Parquet reader over the table's live data files and the columns ours reads of them (a merge also
@@ -18,31 +18,31 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+import cpu_profile  # noqa: E402
 from harness import copy_table, timed_with_cpu  # noqa: E402
+from java_writer import java_classpath  # noqa: E402
 from read_anchor import live_files  # noqa: E402
 from upsert_ingest import BUCKETS, MOR_RUNS, Sizes, batch, preload  # noqa: E402
 import write_profile  # noqa: E402
 
 # The read path's phases, ahead of the write profile's (whose compaction rules would claim a merge).
-READ_PHASES = [
+# Decoding first: a merge decodes its runs' next batches inside its own frames.
+READ_PHASES = write_profile.RUNTIME + [
+    ("Parquet decoding (row groups read, pages decompressed and decoded)",
+     ["VectorizedParquetRecordReader", "VectorizedColumnReader", "ParquetFileReader"]),
+    ("opening files (footers, readers)", ["MergeReaderFactory$MergedSections.nextSection", "SparkFileReader.open",
+                                          "ParquetPartitionReaderFactory.buildColumnarReader"]),
     ("merge by key (KeyColumnMerge, SortedRunMerge)", ["paimonspark.lsm.KeyColumnMerge", "paimonspark.lsm.SortedRunMerge"]),
-    ("gathering merged rows (GatherVector)", ["paimonspark.lsm.GatherVector"]),
+    ("copying merged rows' columns (GatherVector.copyTo)", ["paimonspark.lsm.GatherVector.copyTo"]),
     ("walking runs' batches (BatchRows)", ["paimonspark.spark.read.BatchRows"]),
-    ("Parquet decoding", ["VectorizedParquetRecordReader", "VectorizedColumnReader", "ParquetFileReader"]),
     ("conversion to rows and the sink", ["ColumnarToRow", "GeneratedClass", "noop", "WriteToDataSourceV2"]),
 ]
-
-# A recording costs the scans CPU of their own, most the merge-on-read ones: 8.0 CPU-s each recorded
-# against 3.5 unrecorded with JFR's `default` settings, 8.5 with `profile`. So the report gives the
-# unrecorded CPU, and only the samples' shares are read from a recording.
-SETTINGS = "default"
 
 
 def main(argv: list[str]) -> int:
@@ -56,7 +56,9 @@ def main(argv: list[str]) -> int:
     work = BENCH / "work"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    spark = start_spark(write_profile.HEAP, "-XX:FlightRecorderOptions:stackdepth=512")
+    classpath = java_classpath()
+    agent = cpu_profile.library(classpath, work)
+    spark = start_spark(write_profile.HEAP, conf={"spark.driver.extraClassPath": cpu_profile.jar(classpath)})
     sizes = Sizes(args.rows)
     try:
         first = batch(spark, sizes, 0)
@@ -84,7 +86,7 @@ def main(argv: list[str]) -> int:
         for table in ("mor", "mor_compacted"):
             scan(table)  # unrecorded: class loading and JIT of both read paths
             parquet(table)
-        # Unrecorded, alternating (SETTINGS: a recording costs the scans CPU of their own).
+        # Unprofiled, alternating: the CPU of the scans without the sampler's own.
         unrecorded = {table: {"ours": [], "spark": []} for table in decoded}
         for i in range(args.scans):
             for table in (("mor", "mor_compacted") if i % 2 == 0 else ("mor_compacted", "mor")):
@@ -92,30 +94,28 @@ def main(argv: list[str]) -> int:
                 unrecorded[table]["spark"].append(timed_with_cpu(spark, lambda: parquet(table))[1])
         median = {table: {k: statistics.median(v) for k, v in sides.items()} for table, sides in unrecorded.items()}
         stored = {table: spark.read.parquet(*files[table]).count() for table in decoded}
-        pid = str(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+        profiler = cpu_profile.Profiler(spark, agent)
         rows = sizes.keys_before(MOR_RUNS - 1)
         for table, label in (("mor", f"{MOR_RUNS} overlapping sorted runs per bucket"),
                              ("mor_compacted", "the same rows compacted (one run per bucket)")):
-            recording = work / f"profile_read_{table}.jfr"
-            subprocess.run(["jcmd", pid, "JFR.start", f"name={table}", f"settings={SETTINGS}"], check=True,
-                           capture_output=True)
+            profile = work / f"profile_read_{table}.collapsed"
+            profiler.start()
             wall = cpu = 0.0
             for _ in range(args.scans):
-                w, c = timed_with_cpu(spark, lambda: scan(table))
+                w, c = timed_with_cpu(spark, lambda: scan(table), collect_garbage=False)
                 wall, cpu = wall + w, cpu + c
-            subprocess.run(["jcmd", pid, "JFR.stop", f"name={table}", f"filename={recording}"], check=True,
-                           capture_output=True)
+            profiler.stop(profile)
             out = BENCH / "results" / f"profile_read_{table.replace('mor_', '')}.md"
             write_profile.report(
                 out, f"Where the CPU of a full scan goes: {label}",
                 f"{args.scans} full scans (noop sink) of a {BUCKETS}-bucket, 10-column primary-key table of {rows:,} "
                 f"rows, {label}: {wall / args.scans:.2f} s wall and {cpu / args.scans:.2f} CPU-s of the Spark JVM "
-                f"(local[2]) per recorded scan. Unrecorded, alternating with the other table's scans: median "
+                f"(local[2]) per profiled scan. Unprofiled, alternating with the other table's scans: median "
                 f"{median[table]['ours']:.2f} CPU-s per scan, {median[table]['ours'] / rows * 1e6:.3f} CPU-µs per row; "
                 f"Spark's own Parquet reader over the same {len(files[table])} live data files and the "
                 f"{len(decoded[table])} columns ours reads of them (noop sink, merging nothing, so every one of their "
                 f"{stored[table]:,} stored rows is turned into a Spark row, where ours turns only the newest versions) "
-                f"median {median[table]['spark']:.2f} CPU-s.", recording, READ_PHASES + write_profile.PHASES, SETTINGS)
+                f"median {median[table]['spark']:.2f} CPU-s.", profile, READ_PHASES + write_profile.PHASES)
     finally:
         spark.stop()
     return 0

@@ -3,16 +3,17 @@
     .venv/bin/python bench/write_profile.py [--rows N] [--mode default|write-only|lookup] [--java]
 
 The upsert-ingest workload of bench/changelog.py (a 2 M-row, 8-bucket, 10-column primary-key table,
-compacted, then 10 batches of 200,000 upserts, half updates) is written by our engine while Java
-Flight Recorder samples the Spark JVM (local[2]): only the timed batches are recorded. The samples
-are summarized twice: by phase (the outermost frame of ours or Spark's that says what the thread was
-doing: shuffle, sort and merge of the write buffer, level-0 write, compaction, lookup, changelog) and
+compacted, then 10 batches of 200,000 upserts, half updates) is written by our engine while
+async-profiler samples the CPU of the Spark JVM (local[2], bench/cpu_profile.py): only the timed
+batches are sampled. The samples are summarized twice: by phase (the outermost frame of ours or
+Spark's that says what the thread was doing: garbage collection and JIT compilation, shuffle, sort
+and merge of the write buffer, level-0 write, compaction, lookup, changelog) and
 by the work at the top of the stack (Parquet dictionary building, plain encoding, compression,
 decoding, row conversion, sorting, hashing). Then where the batches' wall time went, from Spark's
 event log (bench/task_timeline.py): both cores busy, one idle, no task running, against the Parquet
 append of the same batches run after them. Writes bench/results/profile_<mode>.md and the raw
-recording to bench/work/ (deleted by the next run). With --java, Apache Paimon's Java writer
-(bench/java_writer.py) writes the same batches under the same recorder instead, into
+profile to bench/work/ (deleted by the next run). With --java, Apache Paimon's Java writer
+(bench/java_writer.py) writes the same batches under the same sampler instead, into
 profile_java_<mode>.md: the same rules sort its samples, Paimon's classes added to the phases.
 """
 
@@ -20,9 +21,7 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -30,13 +29,19 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+import cpu_profile  # noqa: E402
 import task_timeline  # noqa: E402
 from harness import timed_with_cpu, warehouse_dir  # noqa: E402
 from java_writer import java_classpath, java_ingest  # noqa: E402
 from upsert_ingest import BATCHES, BUCKETS, Sizes, cached_batches, preload  # noqa: E402
 
+# Threads that are not the writers': the sampler sees every thread's CPU.
+RUNTIME = [
+    ("garbage collection", ["G1", "GCTaskThread", "WorkerThread::run", "ConcurrentGCThread::run", "VMThread::"]),
+    ("JIT compilation", ["CompileBroker::", "C2Compiler::", "Compilation::", "NMethodSweeper::"]),
+]
 # Phases: the first rule that some frame of the whole stack matches.
-PHASES = [
+PHASES = RUNTIME + [
     ("lookup changelog", ["paimonspark.lsm.LookupChangelog", "paimonspark.lsm.LevelLookup"]),
     ("compaction", ["paimonspark.lsm.Compactor", "paimonspark.lsm.CompactSteps", "paimonspark.table.compact."]),
     ("write buffer: flush (merge, level-0 file)", ["paimonspark.table.write.PrimaryKeyWriter.flush"]),
@@ -59,7 +64,9 @@ UNTIMED = ["paimonspark.bench.JavaIngest$PackedRows.<init>"]
 HEAP = "6g"  # both JVMs' heap, fixed (bench/run.py's default driver heap)
 # Work: the first rule (in this order) that some frame near the top of the stack matches.
 TOP_FRAMES = 12
-WORK = [
+WORK = RUNTIME + [
+    # The JVM zeroing each new array, and the kernel the pages under large ones (Parquet's column chunks).
+    ("zeroing new arrays (JVM, kernel)", ["ObjArrayAllocator::initialize", "clear_page_erms"]),
     ("Parquet dictionary building", ["org.apache.parquet.column.values.dictionary", "it.unimi.dsi.fastutil"]),
     ("Parquet statistics", ["org.apache.parquet.column.statistics"]),
     ("compression (zstd)", ["zstd", "Zstd"]),
@@ -79,24 +86,25 @@ WORK = [
     ("writing rows into Parquet", ["org.apache.spark.sql.execution.datasources.parquet.ParquetWriteSupport",
                                    "paimonspark.format.parquet.ParquetDataFile", "paimonspark.format.parquet.FlatRowWriter",
                                    "org.apache.paimon.format.parquet.writer", "MessageColumnIO"]),
-    ("merge by key", ["paimonspark.lsm.SortedRunMerge", "paimonspark.lsm.DeduplicateEngine",
-                      "paimonspark.lsm.MergeEngine"]),
-    ("sorting", ["UnsafeInMemorySorter", "RadixSort", "TimSort", "UnsafeSorterSpill", "PrefixComparator",
-                 "GeneratedClass$SpecificOrdering", "Ordering"]),
-    ("row conversion (projections, copies)", ["GeneratedClass$SpecificUnsafeProjection", "UnsafeRow",
+    ("merge by key", ["paimonspark.lsm.SortedRunMerge", "paimonspark.lsm.KeyColumnMerge",
+                      "paimonspark.lsm.DeduplicateEngine", "paimonspark.lsm.MergeEngine"]),
+    ("gathering merged rows' columns", ["paimonspark.lsm.GatherVector"]),
+    ("sorting", ["UnsafeInMemorySorter", "UnsafeExternalSorter", "UnsafeExternalRowSorter", "RadixSort", "TimSort",
+                 "UnsafeSorterSpill", "PrefixComparator", "GeneratedClass$SpecificOrdering", "Ordering"]),
+    ("reading the cached input (Spark's in-memory columns)", ["org.apache.spark.sql.execution.columnar"]),
+    ("row conversion (projections, copies)", ["GeneratedClass$SpecificUnsafeProjection",
+                                              "GeneratedClass$GeneratedIteratorForCodegenStage", "UnsafeRow",
                                               "ColumnarBatchRow", "ColumnVector",
                                               "ProjectingInternalRow", "JoinedRow", "Platform.copyMemory",
                                               "UnsafeWriter", "UnsafeRowWriter"]),
     ("hashing, bucketing", ["Murmur3", "XXH64", "BucketHash", "BinaryRowWriter"]),
     ("shuffle I/O and serialization", ["org.apache.spark.shuffle", "org.apache.spark.storage",
                                        "org.apache.spark.serializer", "net.jpountz", "com.github.luben"]),
-    ("file system", ["org.apache.hadoop.fs", "java.io.", "sun.nio", "java.nio"]),
+    # The kernel's frames come first: its page cache is where written files go.
+    ("file system", ["org.apache.hadoop.fs", "java.io.", "sun.nio", "java.nio", "vfs_write", "vfs_read",
+                     "generic_perform_write", "filemap_", "ext4_"]),
+    ("threads waking and waiting (futex)", ["futex_"]),
 ]
-
-
-def frame_name(frame: dict) -> str:
-    method = frame["method"]
-    return f"{method['type']['name'].replace('/', '.')}.{method['name']}"
 
 
 def first_rule(frames: list[str], rules: list) -> str:
@@ -104,28 +112,16 @@ def first_rule(frames: list[str], rules: list) -> str:
     return next((label for label, needles in rules if any(n in f for f in frames for n in needles)), "other")
 
 
-# Threads parked in native calls (network polls, socket and pipe reads) are sampled too, and cost nothing.
-IDLE_NATIVE = ["epollWait", "Net.accept", "SocketDispatcher.read", "FileInputStream.readBytes", "Net.poll"]
-
-
-def summarize(recording: Path, phase_rules: list) -> tuple[int, dict, dict, dict]:
-    # Native samples too: zstd compresses in native code (zstd-jni), which Java samples never see.
-    printed = subprocess.run(["jfr", "print", "--json", "--stack-depth", "512", "--events",
-                              "jdk.ExecutionSample,jdk.NativeMethodSample", str(recording)],
-                             capture_output=True, text=True, check=True).stdout
-    events = json.loads(printed)["recording"]["events"]
+def summarize(profile: Path, phase_rules: list) -> tuple[int, dict, dict, dict]:
     phases, work_kinds, self_time = collections.Counter(), collections.Counter(), collections.Counter()
     total = 0
-    for e in events:
-        frames = [frame_name(f) for f in (e["values"]["stackTrace"] or {}).get("frames", [])]
-        if not frames or any(idle in frames[0] for idle in IDLE_NATIVE):
-            continue
+    for frames, samples in cpu_profile.stacks(profile):
         if any(u in f for f in frames for u in UNTIMED):
             continue
-        total += 1
-        phases[first_rule(frames, phase_rules)] += 1
-        work_kinds[first_rule(frames[:TOP_FRAMES], WORK)] += 1
-        self_time[frames[0]] += 1
+        total += samples
+        phases[first_rule(frames, phase_rules)] += samples
+        work_kinds[first_rule(frames[:TOP_FRAMES], WORK)] += samples
+        self_time[frames[0]] += samples
     return total, phases, work_kinds, self_time
 
 
@@ -136,13 +132,13 @@ def table(counter: collections.Counter, total: int, limit: int | None = None) ->
     return lines
 
 
-def report(out: Path, title: str, setup: str, recording: Path, phase_rules: list = PHASES,
-           settings: str = "profile", wall_lines: tuple[str, ...] = ()) -> None:
-    total, phases, work_kinds, self_time = summarize(recording, phase_rules)
+def report(out: Path, title: str, setup: str, profile: Path, phase_rules: list = PHASES,
+           wall_lines: tuple[str, ...] = ()) -> None:
+    total, phases, work_kinds, self_time = summarize(profile, phase_rules)
     out.write_text("\n".join([
-        f"# {title}", "", f"{setup} {total:,} JFR samples of Java and native methods (`settings={settings}`, every "
-        "10-20 ms; GC and JIT threads are not sampled, so the shares are of the work the task threads do). "
-        f"Made by `make profile` (bench/{Path(sys.argv[0]).name}).", "",
+        f"# {title}", "", f"{setup} {total:,} samples of async-profiler, one per {cpu_profile.INTERVAL} of CPU time "
+        "on any thread, the garbage collector's and the JIT compilers' included, with the methods the JIT "
+        f"inlined named. Made by `make profile` (bench/{Path(sys.argv[0]).name}).", "",
         "## By phase (outermost frame that says what the thread was doing)", "", *table(phases, total), "",
         "## By work (top of the stack)", "", *table(work_kinds, total), "",
         "## Hottest methods (self samples)", "", *table(self_time, total, 25), "", *wall_lines]))
@@ -156,16 +152,18 @@ def profile_java(args: argparse.Namespace) -> int:
     work = BENCH / "work"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    recording = work / f"profile_java_{args.mode}.jfr"
+    profile = work / f"profile_java_{args.mode}.collapsed"
     extra = [str(BATCHES), "write-only=true"] if args.mode == "write-only" else []
-    result = java_ingest(java_classpath(), work / "java", "none", args.rows, HEAP, extra,
-                         ["-XX:FlightRecorderOptions:stackdepth=512", f"-Dpaimonspark.bench.jfr={recording}"])
+    classpath = java_classpath()
+    agent = cpu_profile.library(classpath, work)
+    result = java_ingest(classpath, work / "java", "none", args.rows, HEAP, extra,
+                         [f"-Dpaimonspark.bench.profile={profile}", f"-Dpaimonspark.bench.profiler={agent}"])
     sizes = Sizes(args.rows)
     report(BENCH / "results" / f"{args.out or 'profile_java_' + args.mode.replace('-', '_')}.md",
            f"Where the CPU of Paimon's Java writer goes on the upsert ingest ({args.mode} options)",
            f"Apache Paimon 1.4.2's Java core (bench/java_writer.py) writing {BATCHES} batches of {sizes.batch:,} upserts "
            f"(half updates) into a {BUCKETS}-bucket, 10-column table preloaded with {sizes.preload:,} rows and compacted: "
-           f"{result['wall_s']:.1f} s wall, {result['cpu_s']:.1f} CPU-s of its JVM over the batches;", recording)
+           f"{result['wall_s']:.1f} s wall, {result['cpu_s']:.1f} CPU-s of its JVM over the batches;", profile)
     return 0
 
 
@@ -185,10 +183,11 @@ def main(argv: list[str]) -> int:
     work = BENCH / "work"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    # Deep stacks: JFR keeps 64 frames by default, which cuts off the outer frames that tell the phase.
     events = work / "events"
-    spark = start_spark(HEAP, f"-XX:FlightRecorderOptions:stackdepth=512 {args.java_options}",
-                        task_timeline.conf(events))
+    classpath = java_classpath()
+    agent = cpu_profile.library(classpath, work)
+    spark = start_spark(HEAP, args.java_options,
+                        {**task_timeline.conf(events), "spark.driver.extraClassPath": cpu_profile.jar(classpath)})
     try:
         sizes = Sizes(args.rows)
         batches = cached_batches(spark, sizes, BATCHES)
@@ -205,17 +204,16 @@ def main(argv: list[str]) -> int:
                   f"'bucket' = '{BUCKETS}'{options})")
         for b in range(5):
             batches[b].writeTo("paimon.default.warmup").append()
-        pid = str(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
-        recording = work / f"profile_{args.mode}.jfr"
-        subprocess.run(["jcmd", pid, "JFR.start", "name=write", "settings=profile"], check=True, capture_output=True)
+        profile, profiler = work / f"profile_{args.mode}.collapsed", cpu_profile.Profiler(spark, agent)
+        profiler.start()
         wall = cpu = 0.0
         spans: dict[str, list[tuple[float, float]]] = {"ours": [], "append": []}
         for b in range(BATCHES):
             write = batches[b].writeTo("paimon.default.profiled").append
-            w, c = timed_with_cpu(spark, lambda: spanned(spans["ours"], write))
+            # No full collection before each batch, as the bench has: the sampler would count it.
+            w, c = timed_with_cpu(spark, lambda: spanned(spans["ours"], write), collect_garbage=False)
             wall, cpu = wall + w, cpu + c
-        subprocess.run(["jcmd", pid, "JFR.stop", "name=write", f"filename={recording}"], check=True,
-                       capture_output=True)
+        profiler.stop(profile)
         # Unrecorded: the Parquet append of the same batches (the upsert bench's baseline), for its wall split.
         for b in range(BATCHES):
             spanned(spans["append"], lambda: batches[b].write.mode("append").parquet(str(work / "append")))
@@ -227,7 +225,7 @@ def main(argv: list[str]) -> int:
            f"{BATCHES} batches of {sizes.batch:,} upserts (half updates) into a {BUCKETS}-bucket, 10-column table "
            f"preloaded with {sizes.preload:,} rows and compacted"
            f"{', JVM options ' + args.java_options if args.java_options else ''}: {wall:.1f} s wall, {cpu:.1f} CPU-s "
-           f"of the Spark JVM (local[2]),", recording, wall_lines=wall_split(task_timeline.read(events), spans))
+           f"of the Spark JVM (local[2]),", profile, wall_lines=wall_split(task_timeline.read(events), spans))
     return 0
 
 
