@@ -23,7 +23,7 @@ import org.apache.spark.util.SerializableConfiguration
 
 import paimonspark.format.{DataFileFormat, FileTypeContradiction}
 import paimonspark.format.orc.OrcFileTypes
-import paimonspark.fs.FileIO
+import paimonspark.fs.{FileIO, HadoopConf}
 
 /**
  * Spark's own (vectorized) Parquet and ORC readers, and an Avro reader of our own, set up for Paimon
@@ -60,7 +60,7 @@ object FormatReaders {
       SQLConf.PARQUET_FIELD_ID_READ_ENABLED, SQLConf.PARQUET_IGNORE_VARIANT_ANNOTATION,
       SQLConf.PARQUET_READER_RESPECT_UNKNOWN_TYPE_ANNOTATION, SQLConf.TIMESTAMP_NANOS_TYPES_ENABLED)
       .foreach(entry => c.set(entry.key, conf.getConfString(entry.key, entry.defaultValueString)))
-    val readerConf = new ReaderConf(spark.sparkContext.broadcast(new SerializableConfiguration(c)))
+    val readerConf = new ReaderConf(spark.sparkContext.broadcast(new HadoopConf(c)))
     val noOptions = CaseInsensitiveMap(Map.empty[String, String])
     // Parquet: INT96 timestamps requested as Spark's reader can read them, then cast back (ParquetTimestamps).
     val (parquetFilters, parquetCasts) = turnedBack(requested, parquetRequested,
@@ -120,7 +120,7 @@ object FormatReaders {
  * so its copy is used by one thread; the filter predicate Spark writes into it for a file is
  * cleared before the next ([[LayoutReader]]), as a fresh copy would be.
  */
-final class ReaderConf(shared: Broadcast[SerializableConfiguration])
+final class ReaderConf(shared: Broadcast[HadoopConf])
     extends Broadcast[SerializableConfiguration](shared.id)(ClassTag(classOf[SerializableConfiguration])) {
   @transient private var own: SerializableConfiguration = _
 
