@@ -65,20 +65,13 @@ final class GatherVector(dataType: DataType, runCount: Int, selection: Selection
     val nulls = mayHoldNulls
     val n = selection.size
     var i = 0
-    // Kind 0 copies decimals as their unscaled numbers where every run holds them so, 8 as Decimals.
-    val kind = GatherVector.copyKind(dataType) match { case 0 if !unscaledInPlace => 8; case k => k }
+    // Decimals every run holds unscaled in an int or a long (as `out` does) are copied as those numbers.
+    val kind = (GatherVector.copyKind(dataType), dataType) match {
+      case (0, d: DecimalType) if unscaledInPlace => if (d.precision <= Decimal.MAX_INT_DIGITS) 4 else 5
+      case (k, _) => k
+    }
     (kind: @switch) match {
       case 0 =>
-        // Decimals in a long (or an int) copied as that number, without a Decimal per value.
-        val precision = dataType.asInstanceOf[DecimalType].precision
-        while (i < n) {
-          val s = sources(runs(i)); val r = rows(i)
-          if (nulls && s.isNullAt(r)) out.putNull(i)
-          else if (precision <= Decimal.MAX_INT_DIGITS) out.putInt(i, s.getInt(r))
-          else out.putLong(i, s.getLong(r))
-          i += 1
-        }
-      case 8 =>
         val decimal = dataType.asInstanceOf[DecimalType]
         while (i < n) {
           val s = sources(runs(i)); val r = rows(i)
@@ -135,14 +128,7 @@ final class GatherVector(dataType: DataType, runCount: Int, selection: Selection
   private def unscaledInPlace: Boolean = sources.forall(s => s == null || s.isInstanceOf[WritableColumnVector] && s.dataType == dataType)
 
   // Whether a source column may hold a null: a run's column that says it holds none is not asked per value.
-  private def mayHoldNulls: Boolean = {
-    var r = 0
-    while (r < sources.length) {
-      if (sources(r) != null && sources(r).hasNull) return true
-      r += 1
-    }
-    false
-  }
+  private def mayHoldNulls: Boolean = sources.exists(s => s != null && s.hasNull)
 
   override def close(): Unit = ()
   override def hasNull: Boolean = numNulls() > 0
