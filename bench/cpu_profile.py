@@ -17,6 +17,9 @@ from pathlib import Path
 
 # Of CPU time: about 2,000 samples per 10 CPU-seconds.
 INTERVAL = "5ms"
+# How the sampler starts, in order: CPU time from perf events, or from the process's CPU timer where
+# perf events are closed to it. JavaIngest gets the same commands (java_options).
+STARTS = tuple(f"start,event={event},interval={INTERVAL}" for event in ("cpu", "itimer"))
 
 
 def jar(classpath: str) -> str:
@@ -39,6 +42,13 @@ def library(classpath: str, into: Path) -> Path:
     return target
 
 
+def java_options(out: Path, agent: Path) -> list[str]:
+    """Options of a JavaIngest JVM (bench/java_writer.py) that sample its timed batches into `out` with
+    `agent`, as Profiler samples the Spark JVM."""
+    return [f"-Dpaimonspark.bench.profile={out}", f"-Dpaimonspark.bench.profiler={agent}",
+            f"-Dpaimonspark.bench.profilerStarts={'|'.join(STARTS)}"]
+
+
 class Profiler:
     """The sampler of the Spark JVM `spark`, whose driver class path holds the jar."""
 
@@ -48,9 +58,9 @@ class Profiler:
     def start(self) -> None:
         from py4j.protocol import Py4JJavaError
 
-        for event in ("cpu", "itimer"):
+        for command in STARTS:
             try:
-                self._profiler.execute(f"start,event={event},interval={INTERVAL}")
+                self._profiler.execute(command)
                 return
             except Py4JJavaError:
                 continue  # perf events closed to this process: the CPU timer instead

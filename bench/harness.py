@@ -105,6 +105,13 @@ def timed_with_cpu(spark, action, *threads: tuple[str, ...], collect_garbage: bo
     return wall, cpu, *(_threads_cpu_seconds(pid, names) - b for names, b in zip(threads, threads_before))
 
 
+# Every JVM of the bench, the Spark JVM and Paimon's Java ones, has its heap fixed at full size (-Xms =
+# -Xmx) and touched before work starts. Untouched, a 6 GiB heap's pages are first touched inside the
+# timed runs, 1.5 M page faults of a page the kernel zeroes each: the merge-on-read scans of a fresh
+# session cost 2.4-5.0 CPU-s until then, 2.2-2.4 after, and Java's reader, a new JVM per run, paid it
+# inside its timed scans (the compacted scan 2.5-2.9 CPU-s untouched, 1.9-2.2 touched; 2026-12-04).
+# Touching the heap costs each JVM about 5 s of start-up.
+PRETOUCH = "-XX:+AlwaysPreTouch"
 # The GC logs of the benches' JVMs (-Xlog:gc), kept after a run deletes bench/work; git-ignored.
 GC_LOGS = Path(__file__).resolve().parent / "logs"
 # Threads by the names Linux gives them (15 characters at most): HotSpot's JIT compilers, and G1's

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Optional
 
-from harness import GC_LOGS, Check
+from harness import GC_LOGS, PRETOUCH, Check
 
 ROOT = Path(__file__).resolve().parent.parent
 BATCHES, BUCKETS = 10, 8  # the upsert-ingest workload's shape (bench/upsert_ingest.py)
@@ -33,11 +33,11 @@ def java_classpath() -> str:
 def java_ingest(classpath: str, warehouse: Path, producer: str, rows: int, heap: str, extra: list[str] = (),
                 jvm_options: list[str] = ()) -> dict:
     """JavaIngest's JSON line; `heap`: the Spark JVM's (spark.driver.memory), fixed from the start as
-    ours is (-Xms = -Xmx); `extra`: its optional arguments (how many batches, more table options);
+    ours is (-Xms = -Xmx, touched at start); `extra`: its optional arguments (how many batches, more table options);
     `jvm_options`: more options of its JVM (a flight recording, say)."""
     GC_LOGS.mkdir(exist_ok=True)
     gc_log = GC_LOGS / f"java_gc_{warehouse.name}_{producer}.log"
-    out = subprocess.run(["java", f"-Xms{heap}", f"-Xmx{heap}", f"-Xlog:gc:file={gc_log}", *jvm_options,
+    out = subprocess.run(["java", f"-Xms{heap}", f"-Xmx{heap}", PRETOUCH, f"-Xlog:gc:file={gc_log}", *jvm_options,
                           "-cp", classpath, "paimonspark.bench.JavaIngest",
                           str(warehouse), producer, str(rows), str(BATCHES), str(BUCKETS), *extra],
                          capture_output=True, text=True, check=True)
@@ -85,7 +85,8 @@ def against_java(name: str, rows: int, ours: list[dict], java: list[dict], goal:
         goal="reported" if goal is None else f"<= {goal:.2f}x",
         passed=goal is None or (fair and ratio <= goal),
         description=f"{description} Java: Apache Paimon 1.4.2's core (paimon-bundle first on its classpath, "
-                    f"bench/java_writer.py) in a JVM of its own with the Spark JVM's heap, fixed (-Xms = -Xmx), "
+                    f"bench/java_writer.py) in a JVM of its own with the Spark JVM's heap, fixed (-Xms = -Xmx) and "
+                    f"touched at start, "
                     f"writing the same batches (the same keys, values and column types) into the same table, "
                     f"preloaded and compacted the same way, one batch commit each, after an untimed warm-up; CPU "
                     f"seconds of its JVM over the timed batches (each batch's rows built before its timing, "

@@ -20,7 +20,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from harness import JIT_THREADS, Check, Comparison, copy_table, timed_with_cpu, warehouse_dir
+from harness import JIT_THREADS, PRETOUCH, Check, Comparison, copy_table, timed_with_cpu, warehouse_dir
 from java_writer import BUCKETS, java_classpath
 from upsert_ingest import MOR_RUNS, Sizes, cached_batches, preload, sorted_runs, with_values
 
@@ -31,6 +31,11 @@ TITLE = "Read anchors: CPU per row of our scans against Paimon's Java TableRead 
 # JIT) were about half of our scans' CPU and hid the cost per row. The workload takes ~12 minutes on 2
 # cores, most of it pypaimon's merge in Python.
 SHARE = 1
+# Untimed passes over every scan before the timed ones, in each reader's JVM. The Spark JVM kept
+# getting cheaper for three: read_anchor's sequence of scans in one session, 2026-12-04, took 3.48,
+# 2.79, 2.31, 2.37 and 2.16 CPU-s for the merging scan in five rounds (the compacted 2.26, 1.92, 1.69,
+# 1.52, 1.53), and after one untimed pass the bench's timed merging scans spread from 2.35 to 3.56.
+WARMUPS = 3
 GOAL = 1 / 0.7  # from the issue: ours at most 0.7x Java's CPU per row, i.e. >= 1.43x rows per CPU-second
 BENCH = Path(__file__).resolve().parent
 SYSTEMS = ("ours", "java", "pypaimon")
@@ -135,13 +140,14 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     classpath = java_classpath()
     readers = {
         "ours": lambda: {name: ours(name) for name in SCANS},
-        "java": lambda: external("Java", ["java", f"-Xms{heap}", f"-Xmx{heap}", "-cp", classpath,
-                                  "paimonspark.bench.JavaRead", warehouse, "1", *scan_args]),
+        "java": lambda: external("Java", ["java", f"-Xms{heap}", f"-Xmx{heap}", PRETOUCH, "-cp", classpath,
+                                  "paimonspark.bench.JavaRead", warehouse, str(WARMUPS), "1", *scan_args]),
         "pypaimon": lambda: external("pypaimon", [sys.executable, str(BENCH / "pypaimon_read.py"), warehouse, "1",
                                                   *scan_args]),
     }
-    for name in SCANS:
-        ours(name)  # untimed: class loading and JIT of each read path (the others warm up in their process)
+    for _ in range(WARMUPS):  # untimed: class loading and JIT of each read path (the others warm up in their process)
+        for name in SCANS:
+            ours(name)
     runs = {system: {name: {} for name in SCANS} for system in readers}
     for i in range(repeats):
         for system in SYSTEMS[i % 3:] + SYSTEMS[:i % 3]:  # rotated: no reader always reads a cold cache
@@ -221,15 +227,17 @@ def report(runs: dict, facts: dict, bounds: dict, repeats: int) -> tuple[list[Co
                    f"(the MOR table's {MOR_RUNS} runs hold every version, so more rows than keys), merging nothing."),
     ]
     notes = {
-        "method": "Each run starts Java and pypaimon anew, each reading every scan once untimed (pypaimon one split "
-                  "of each: no JIT to warm), then once timed; ours read every scan once untimed at the start. The "
+        "method": f"Each run starts Java and pypaimon anew, Java reading every scan {WARMUPS} times untimed and "
+                  "pypaimon once (one split of each: no JIT to warm), then once timed; ours read every scan "
+                  f"{WARMUPS} times untimed at the start. The "
                   "order of the three readers rotates between runs. Ours: CPU seconds of the Spark JVM (local[2]: "
                   "2 task threads, all threads counted, /proc) writing `spark.table(...)` to Spark's noop sink (resolving "
                   "and planning included): the stage's generated code turns each batch into UnsafeRows, reading "
                   "every value of every column and copying strings' bytes, as the others decode every field. The "
                   "aggregate `count(*), sum(id), max(c) for every other column` that checks the rows is timed too "
                   "(`aggregate_cpu_s`), as is Spark's Parquet reader over the same files (`spark_parquet_cpu_s`). Java: paimonspark.bench.JavaRead, a JVM with the Spark "
-                  "JVM's heap (-Xms = -Xmx), loading the table, planning it (`newReadBuilder().newScan().plan()`) and "
+                  "JVM's heap (-Xms = -Xmx, touched at start), loading the table, planning it "
+                  "(`newReadBuilder().newScan().plan()`) and "
                   "reading each split with `newRead().createReader(split)` in one thread, every field of every row "
                   "folded into a checksum; CPU seconds of its JVM (getProcessCpuTime, all threads: GC and Paimon's "
                   "async file readers too). pypaimon: bench/pypaimon_read.py, `get_table`, `new_read_builder`, "

@@ -68,10 +68,12 @@ def start_spark(driver_memory: str, java_options: str = "", conf: dict[str, str]
     builder = (SparkSession.builder.master("local[2]").appName("paimon-spark-bench")
                # The heap size only takes effect when set before the JVM starts, i.e. here.
                .config("spark.driver.memory", driver_memory)
-               # A heap fixed at full size from the start: a growing heap makes early runs slower.
+               # A heap fixed at full size and touched from the start (harness.PRETOUCH): a growing heap,
+               # or one whose pages are first touched in the timed runs, makes early runs slower.
                # Paimon's Java writer gets the same heap and GC log (java_writer.java_ingest).
                .config("spark.driver.extraJavaOptions",
-                       f"-Xms{driver_memory} -Xlog:gc:file={harness.GC_LOGS / 'spark_gc.log'} {java_options}".strip())
+                       f"-Xms{driver_memory} {harness.PRETOUCH} -Xlog:gc:file={harness.GC_LOGS / 'spark_gc.log'} "
+                       f"{java_options}".strip())
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.log.level", "ERROR"))

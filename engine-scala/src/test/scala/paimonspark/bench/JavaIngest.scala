@@ -33,9 +33,11 @@ import org.apache.spark.sql.catalyst.expressions.XXH64
  * writers do at the end of input. Optionally only the first LIMIT batches are written, into a table with
  * more OPTIONS (`k=v,k=v`, such as `deletion-vectors.enabled=true`, which names the table
  * `java_dv_<producer>`). `write-only=true` is set after the preload's compaction, which a write-only
- * writer refuses. With `-Dpaimonspark.bench.profile=FILE` and `-Dpaimonspark.bench.profiler=AGENT`,
- * async-profiler (its native agent, bench/cpu_profile.py) samples the CPU of the batches into FILE as
- * collapsed stacks (bench/write_profile.py --java, which drops the samples of building their rows).
+ * writer refuses. With `-Dpaimonspark.bench.profile=FILE`, `-Dpaimonspark.bench.profiler=AGENT` and
+ * `-Dpaimonspark.bench.profilerStarts=COMMAND|COMMAND` (bench/cpu_profile.java_options), async-profiler
+ * (its native agent) samples the CPU of the batches into FILE as collapsed stacks, started by the first
+ * of its start commands this machine allows (bench/write_profile.py --java, which drops the samples of
+ * building their rows).
  * bench/java_writer.py starts this JVM with the heap of the Spark JVM it is compared with.
  *
  * usage: JavaIngest WAREHOUSE PRODUCER ROWS BATCHES BUCKETS [LIMIT [OPTIONS]]
@@ -74,7 +76,7 @@ object JavaIngest {
      * Writes the workload of `rows` into a new table; returns it, its CPU and wall nanoseconds, and the CPU
      * seconds of the JIT compilers and of the garbage collector meanwhile.
      */
-    def ingest(id: Identifier, rows: Long, profile: Option[(AsyncProfiler, String)]
+    def ingest(id: Identifier, rows: Long, profile: Option[Sampling]
               ): (FileStoreTable, Long, Long, Double, Double) = {
       val batch = rows / batches
       val updates = batch / 2
@@ -108,7 +110,7 @@ object JavaIngest {
         })
         // No System.gc() before a batch: it had G1 shrink the heap and grow it again inside the timing.
         // The writes' garbage is collected inside them, by the GC threads whose CPU is reported apart.
-        if (b == 0) profile.foreach { case (profiler, _) => startSampling(profiler) }
+        if (b == 0) profile.foreach(_.start())
         val (c0, w0, j0, g0) = (bean.getProcessCpuTime, System.nanoTime(), threadCpu(JitThreads), threadCpu(GcThreads))
         commit(rowsOfBatch.rows, compactAll = producer == "full-compaction")
         cpu += bean.getProcessCpuTime - c0
@@ -116,15 +118,18 @@ object JavaIngest {
         gc += threadCpu(GcThreads) - g0
         wall += System.nanoTime() - w0
       }
-      profile.foreach { case (profiler, file) => profiler.execute(s"stop,file=$file,collapsed") }
+      profile.foreach(_.stop())
       (table, cpu, wall, jit, gc)
     }
 
     // Untimed: the same workload at a tenth of the size first, so that the JIT has compiled the
     // write, flush and compaction paths before the timed batches, as the Spark bench's warm-up does.
     ingest(Identifier.create("default", s"${name}_warmup"), rows / 10, None)
-    val profile = for (file <- sys.props.get("paimonspark.bench.profile"); agent <- sys.props.get("paimonspark.bench.profiler"))
-      yield (AsyncProfiler.getInstance(agent), file)
+    val profile = for {
+      file <- sys.props.get("paimonspark.bench.profile")
+      agent <- sys.props.get("paimonspark.bench.profiler")
+      starts <- sys.props.get("paimonspark.bench.profilerStarts")
+    } yield Sampling(AsyncProfiler.getInstance(agent), starts.split('|').toSeq, file)
     val (table, cpu, wall, jit, gc) = ingest(Identifier.create("default", name), rows, profile)
     val count = table.newReadBuilder().newScan().plan().splits().asScala.map(_.rowCount()).sum
     println(s"""{"producer": "$producer", "rows": ${limit * (rows / batches)}, "cpu_s": ${cpu / 1e9}, """ +
@@ -160,14 +165,19 @@ object JavaIngest {
     }
   }
 
+  /** Samples of async-profiler into `file`, started by the first of `starts` that this machine allows. */
+  private final case class Sampling(profiler: AsyncProfiler, starts: Seq[String], file: String) {
+    def start(): Unit =
+      if (!starts.exists(command => Try(profiler.execute(command)).isSuccess))
+        throw new IllegalStateException(s"async-profiler could not start with any of ${starts.mkString(", ")}")
+
+    def stop(): Unit = profiler.execute(s"stop,file=$file,collapsed")
+  }
+
   /**
    * CPU seconds this JVM's threads whose names start with one of `names` have used so far, as bench/harness.py's
    * `timed_with_cpu` reads them of the Spark JVM (Linux: /proc/self/task, 100 ticks a second).
    */
-  /** CPU samples from perf events, or from the process's CPU timer where those are closed (bench/cpu_profile.py). */
-  private def startSampling(profiler: AsyncProfiler): Unit =
-    Try(profiler.execute("start,event=cpu,interval=5ms")).recover { case _ => profiler.execute("start,event=itimer,interval=5ms") }.get
-
   private[bench] def threadCpu(names: Seq[String]): Double =
     Option(new java.io.File("/proc/self/task").listFiles()).toSeq.flatten.map(_.toPath).map { task =>
       Try(Files.readString(task.resolve("comm"))).filter(n => names.exists(n.startsWith))

@@ -16,11 +16,11 @@ import org.apache.paimon.types.{DataType, DataTypeChecks, DataTypeRoot}
  * `name:table:bound` for only the rows with `id < bound`, pushed to the read builder and applied
  * exactly by `executeFilter`) loads its table, plans it and reads every split in this one thread,
  * folding every field of every row into a checksum: a reader that decodes lazily cannot skip work
- * that a query touching the values would do. Every scan is read once untimed (class loading, JIT),
- * then REPEATS times timed. Prints one JSON line: per scan, the rows, sum(id) and checksum read, and
+ * that a query touching the values would do. Every scan is read WARMUPS times untimed (class loading,
+ * JIT), then REPEATS times timed. Prints one JSON line: per scan, the rows, sum(id) and checksum read, and
  * per repeat the CPU seconds of this JVM (all threads), of its JIT compiler threads, and wall seconds.
  *
- * usage: JavaRead WAREHOUSE REPEATS SCAN...
+ * usage: JavaRead WAREHOUSE WARMUPS REPEATS SCAN...
  */
 object JavaRead {
   private final case class Scan(name: String, table: String, bound: Option[Long])
@@ -30,8 +30,8 @@ object JavaRead {
     val options = new Options()
     options.set("warehouse", args(0))
     val catalog = CatalogFactory.createCatalog(CatalogContext.create(options))
-    val repeats = args(1).toInt
-    val scans = args.drop(2).toSeq.map(_.split(":")).map(s => Scan(s(0), s(1), s.lift(2).map(_.toLong)))
+    val (warmups, repeats) = (args(1).toInt, args(2).toInt)
+    val scans = args.drop(3).toSeq.map(_.split(":")).map(s => Scan(s(0), s(1), s.lift(2).map(_.toLong)))
     val bean = ManagementFactory.getOperatingSystemMXBean.asInstanceOf[com.sun.management.OperatingSystemMXBean]
 
     def read(scan: Scan): Result = {
@@ -70,7 +70,7 @@ object JavaRead {
       Result(rows, idSum, checksum)
     }
 
-    scans.foreach(read)
+    (1 to warmups).foreach(_ => scans.foreach(read))
     val measured = scans.map { scan =>
       val runs = (1 to repeats).map { _ =>
         System.gc() // the warm-up's garbage is not charged to the first timed read
