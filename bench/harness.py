@@ -112,6 +112,15 @@ def timed_with_cpu(spark, action, *threads: tuple[str, ...], collect_garbage: bo
 # inside its timed scans (the compacted scan 2.5-2.9 CPU-s untouched, 1.9-2.2 touched; 2026-12-04).
 # Touching the heap costs each JVM about 5 s of start-up.
 PRETOUCH = "-XX:+AlwaysPreTouch"
+
+
+def java_heap(heap: str) -> list[str]:
+    """The options of a Java JVM the bench starts beside the Spark JVM: the Spark JVM's heap `heap`
+    (spark.driver.memory), fixed at its size and touched at start as run.start_spark does for that one
+    (where Spark sets -Xmx itself)."""
+    return [f"-Xms{heap}", f"-Xmx{heap}", PRETOUCH]
+
+
 # The GC logs of the benches' JVMs (-Xlog:gc), kept after a run deletes bench/work; git-ignored.
 GC_LOGS = Path(__file__).resolve().parent / "logs"
 # Threads by the names Linux gives them (15 characters at most): HotSpot's JIT compilers, and G1's

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Optional
 
-from harness import GC_LOGS, PRETOUCH, Check
+from harness import GC_LOGS, Check, java_heap
 
 ROOT = Path(__file__).resolve().parent.parent
 BATCHES, BUCKETS = 10, 8  # the upsert-ingest workload's shape (bench/upsert_ingest.py)
@@ -33,11 +33,11 @@ def java_classpath() -> str:
 def java_ingest(classpath: str, warehouse: Path, producer: str, rows: int, heap: str, extra: list[str] = (),
                 jvm_options: list[str] = ()) -> dict:
     """JavaIngest's JSON line; `heap`: the Spark JVM's (spark.driver.memory), fixed from the start as
-    ours is (-Xms = -Xmx, touched at start); `extra`: its optional arguments (how many batches, more table options);
+    ours is (harness.java_heap); `extra`: its optional arguments (how many batches, more table options);
     `jvm_options`: more options of its JVM (a flight recording, say)."""
     GC_LOGS.mkdir(exist_ok=True)
     gc_log = GC_LOGS / f"java_gc_{warehouse.name}_{producer}.log"
-    out = subprocess.run(["java", f"-Xms{heap}", f"-Xmx{heap}", PRETOUCH, f"-Xlog:gc:file={gc_log}", *jvm_options,
+    out = subprocess.run(["java", *java_heap(heap), f"-Xlog:gc:file={gc_log}", *jvm_options,
                           "-cp", classpath, "paimonspark.bench.JavaIngest",
                           str(warehouse), producer, str(rows), str(BATCHES), str(BUCKETS), *extra],
                          capture_output=True, text=True, check=True)

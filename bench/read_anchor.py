@@ -20,7 +20,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from harness import JIT_THREADS, PRETOUCH, Check, Comparison, copy_table, timed_with_cpu, warehouse_dir
+from harness import JIT_THREADS, Check, Comparison, copy_table, java_heap, timed_with_cpu, warehouse_dir
 from java_writer import BUCKETS, java_classpath
 from upsert_ingest import MOR_RUNS, Sizes, cached_batches, preload, sorted_runs, with_values
 
@@ -140,7 +140,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     classpath = java_classpath()
     readers = {
         "ours": lambda: {name: ours(name) for name in SCANS},
-        "java": lambda: external("Java", ["java", f"-Xms{heap}", f"-Xmx{heap}", PRETOUCH, "-cp", classpath,
+        "java": lambda: external("Java", ["java", *java_heap(heap), "-cp", classpath,
                                   "paimonspark.bench.JavaRead", warehouse, str(WARMUPS), "1", *scan_args]),
         "pypaimon": lambda: external("pypaimon", [sys.executable, str(BENCH / "pypaimon_read.py"), warehouse, "1",
                                                   *scan_args]),

@@ -156,7 +156,8 @@ def profile_java(args: argparse.Namespace) -> int:
     extra = [str(BATCHES), "write-only=true"] if args.mode == "write-only" else []
     classpath = java_classpath()
     agent = cpu_profile.library(classpath, work)
-    result = java_ingest(classpath, work / "java", "none", args.rows, HEAP, extra, cpu_profile.java_options(profile, agent))
+    result = java_ingest(classpath, work / "java", "none", args.rows, HEAP, extra,
+                         cpu_profile.java_options(profile, agent))
     sizes = Sizes(args.rows)
     report(BENCH / "results" / f"{args.out or 'profile_java_' + args.mode.replace('-', '_')}.md",
            f"Where the CPU of Paimon's Java writer goes on the upsert ingest ({args.mode} options)",
