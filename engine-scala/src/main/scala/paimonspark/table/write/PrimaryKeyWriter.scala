@@ -14,7 +14,8 @@ import paimonspark.InvalidDataException
 import paimonspark.format._
 import paimonspark.format.row._
 import paimonspark.format.metadata._
-import paimonspark.lsm.{DataFileSettings, KeyValue, KeyValueFileWriter, MergeEngineSpec, SortedRunMerge}
+import paimonspark.lsm.{DataFileSettings, IntegralKey, KeyValue, KeyValueFileWriter, MergeEngineSpec, NewestVersions,
+  SortedRunMerge}
 import paimonspark.table.{FileStoreTable, KeyLayout}
 import paimonspark.table.options.ChangelogProducer
 
@@ -56,10 +57,19 @@ final class PrimaryKeyWriter(table: FileStoreTable, restored: WriteRestore, buck
   /** Groups of the sorted buffer: (bucket, partition, trimmed key). */
   private val groupOrder = (ref(bucketOrdinal) +: schema.partitionKeys.map(buffered)) ++ layout.trimmedKeys.map(buffered)
   private val groupOrdering = GenerateOrdering.generate(groupOrder.map(SortOrder(_, Ascending)))
+  /**
+   * The integral key of a deduplicated, unpartitioned table whose versions are ordered by arrival
+   * alone, without an `input` changelog (which takes every version in arrival order): its buffer is
+   * sorted newest version first and merged by [[NewestVersions]], without copying its rows.
+   */
+  private val newestFirst = Option.when(spec.engine == "deduplicate" && spec.sequenceFields.isEmpty &&
+    schema.partitionKeys.isEmpty && options.changelogProducer != ChangelogProducer.Input)(
+    IntegralKey.of(bufferSchema, layout.trimmedKeys.map(column(_) + 2))).flatten
   private val sortOrdering = {
     val direction = if (spec.sequenceDescending) Descending else Ascending
     GenerateOrdering.generate(groupOrder.map(SortOrder(_, Ascending)) ++
-      spec.sequenceFields.map(f => SortOrder(buffered(f), direction, NullsFirst, Seq.empty)) :+ SortOrder(ref(0), Ascending))
+      spec.sequenceFields.map(f => SortOrder(buffered(f), direction, NullsFirst, Seq.empty)) :+
+      SortOrder(ref(0), if (newestFirst.isDefined) Descending else Ascending))
   }
   private val engine = spec.create(bufferSchema, bucketOrdinal +: keyOrdinals.map(_ + 2))
 
@@ -178,9 +188,24 @@ final class PrimaryKeyWriter(table: FileStoreTable, restored: WriteRestore, buck
    * file, in the same order and with the same sequence numbers.
    */
   private def flush(): Unit = if (sorter != null) {
-    val sorted = sorter.sort().map(_.copy())
+    val sorted = sorter.sort()
     sorter = null
     bufferedBytes = 0
+    val merged = newestFirst match {
+      case Some(key) => NewestVersions.of(sorted, bucketOrdinal, key, spec.ignoreDelete)
+      case None => mergeOldestFirst(sorted.map(_.copy()))
+    }
+    merged.foreach { kv =>
+      val (writer, base) = dataRuns.writerFor(kv)
+      kv.setLong(KeyValue.SequenceOrdinal, base + kv.getLong(KeyValue.SequenceOrdinal))
+      writer.write(kv)
+    }
+    dataRuns.close()
+    changelogRuns.foreach(_.close())
+  }
+
+  // Finding a key's end reads past its last version: the merge holds copies of the buffer's rows.
+  private def mergeOldestFirst(sorted: Iterator[InternalRow]): Iterator[InternalRow] = {
     val input = changelogRuns match {
       case None => sorted
       case Some(changelog) => sorted.map { kv =>
@@ -192,14 +217,7 @@ final class PrimaryKeyWriter(table: FileStoreTable, restored: WriteRestore, buck
         kv
       }
     }
-    val merged = new SortedRunMerge(Seq(input), groupOrdering, engine, dropRetractions = false, uniqueKeys = false)
-    merged.foreach { kv =>
-      val (writer, base) = dataRuns.writerFor(kv)
-      kv.setLong(KeyValue.SequenceOrdinal, base + kv.getLong(KeyValue.SequenceOrdinal))
-      writer.write(kv)
-    }
-    dataRuns.close()
-    changelogRuns.foreach(_.close())
+    new SortedRunMerge(Seq(input), groupOrdering, engine, dropRetractions = false, uniqueKeys = false)
   }
 
   /**
