@@ -60,35 +60,37 @@ final class KeyColumnMerge(runs: Array[_ <: DataFileReader.Batched], key: Integr
   // Whether the result at (r, row) is left out: a retraction, unless kept (and then not ignored).
   private def dropped(r: Int, row: Int): Boolean = (!keepRetractions || ignoreDelete) && retraction(r, row)
 
+  // The runs whose heads hold the smallest key, when more than one does (a pass of `fill` finds them).
+  private val tied = new Array[Int](n)
+  private var tiedCount = 0
+
   override def fill(selection: Selection): Boolean = {
     if (selection.size == 0) java.util.Arrays.fill(holding, false)
     while (selection.size < selection.capacity) {
-      // Every run that is not at its end shows a head; a run held by the selection cannot move on.
+      // One pass over the runs: every run not at its end shows a head (a run held by the selection
+      // cannot move on to its next batch); the smallest head key, the runs holding it, and the next
+      // larger head key of the other runs.
+      var first = -1
+      var smallest = 0L
+      var next = Long.MaxValue
+      tiedCount = 0
       var r = 0
       while (r < n) {
         if (!ended(r) && position(r) >= size(r)) { if (holding(r)) return true else load(r) }
-        r += 1
-      }
-      // The smallest head key, its run, and the next larger head key of the other runs.
-      var first = -1
-      var next = Long.MaxValue
-      var ties = false
-      r = 0
-      while (r < n) {
         if (!ended(r)) {
           val k = keys(r)(position(r))
-          if (first < 0) first = r
-          else {
-            val smallest = keys(first)(position(first))
-            if (k < smallest) { next = smallest; first = r; ties = false }
-            else if (k == smallest) ties = true
-            else if (k < next) next = k
-          }
+          if (first < 0 || k < smallest) {
+            if (first >= 0) next = smallest
+            first = r; smallest = k; tiedCount = 0
+          } else if (k == smallest) {
+            if (tiedCount == 0) { tied(0) = first; tiedCount = 1 }
+            tied(tiedCount) = r; tiedCount += 1
+          } else if (k < next) next = k
         }
         r += 1
       }
       if (first < 0) return false
-      if (!ties) takeStretch(first, next, selection) else takeNewest(keys(first)(position(first)), selection)
+      if (tiedCount == 0) takeStretch(first, next, selection) else takeNewest(selection)
     }
     true
   }
@@ -109,21 +111,20 @@ final class KeyColumnMerge(runs: Array[_ <: DataFileReader.Batched], key: Integr
     position(r) = p
   }
 
-  /** The newest version of `k` among the runs' heads, and every run moved past it. */
-  private def takeNewest(k: Long, selection: Selection): Unit = {
+  /** The newest version of the key the `tied` runs' heads hold, and each of them moved past it. */
+  private def takeNewest(selection: Selection): Unit = {
     var newest = -1
     var newestRow = -1
     var newestSequence = Long.MinValue
-    var r = 0
-    while (r < n) {
-      if (!ended(r) && keys(r)(position(r)) == k) {
-        val s = sequenceAt(r)
-        if (!(ignoreDelete && retraction(r, position(r))) && (newest < 0 || s > newestSequence)) {
-          newest = r; newestRow = position(r); newestSequence = s
-        }
-        position(r) += 1
+    var t = 0
+    while (t < tiedCount) {
+      val r = tied(t)
+      val s = sequenceAt(r)
+      if (!(ignoreDelete && retraction(r, position(r))) && (newest < 0 || s > newestSequence)) {
+        newest = r; newestRow = position(r); newestSequence = s
       }
-      r += 1
+      position(r) += 1
+      t += 1
     }
     if (newest >= 0 && !dropped(newest, newestRow)) { selection.add(newest, newestRow); holding(newest) = true }
   }
