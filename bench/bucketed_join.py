@@ -14,7 +14,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from harness import Check, Comparison, timed_with_cpu
+from harness import Check, Comparison, columns_sql, timed_with_cpu
 from scan_packing import median
 
 NAME = "bucketed_join"
@@ -32,7 +32,7 @@ QUERIES = {
 def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[Comparison], dict]:
     notes: dict = {"buckets": BUCKETS}
     for table, source in (("bj_orders", orders(spark, rows)), ("bj_customers", customers(spark, rows))):
-        columns = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in source.schema.fields)
+        columns = columns_sql(source)
         spark.sql(f"CREATE TABLE paimon.default.{table} ({columns}) "
                   f"TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '{BUCKETS}')")
         write = timed_with_cpu(spark, lambda: source.writeTo(f"paimon.default.{table}").append())

@@ -14,7 +14,8 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from append_scan import checksum
-from harness import GC_THREADS, JIT_THREADS, Check, Comparison, copy_table, timed, timed_with_cpu, warehouse_dir
+from harness import (GC_THREADS, JIT_THREADS, Check, Comparison, columns_sql, copy_table, timed, timed_with_cpu,
+                     warehouse_dir)
 from java_writer import against_java, compaction_work, java_classpath, java_ingest
 from upsert_ingest import BATCHES, BUCKETS, Sizes, cached_batches, preload, with_values
 
@@ -39,7 +40,7 @@ def producer_cost(spark: SparkSession, work: Path, repeats: int, ingest_rows: in
     sizes = Sizes(ingest_rows)
     db = warehouse_dir(spark) / "default.db"
     batches = cached_batches(spark, sizes, BATCHES)
-    schema_sql = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in batches[0].schema.fields)
+    schema_sql = columns_sql(batches[0])
     spark.sql(f"CREATE TABLE paimon.default.chg_base ({schema_sql}) TBLPROPERTIES ('primary-key' = 'id', "
               f"'bucket' = '{BUCKETS}')")
     preload(spark, sizes).writeTo("paimon.default.chg_base").append()

@@ -17,7 +17,7 @@ from pyspark.sql import SparkSession
 
 from append_scan import checksum
 from java_writer import against_java, compaction_work, java_classpath, java_ingest
-from harness import GC_THREADS, JIT_THREADS, Check, Comparison, copy_table, timed_with_cpu, warehouse_dir
+from harness import GC_THREADS, JIT_THREADS, Check, Comparison, columns_sql, copy_table, timed_with_cpu, warehouse_dir
 from upsert_ingest import BUCKETS, PINNED_JAVA_OPTIONS, PINNED_PROPERTIES, Sizes, cached_batches, preload
 
 NAME = "deletion_vectors"
@@ -42,7 +42,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     db = warehouse_dir(spark) / "default.db"
     batches = cached_batches(spark, sizes, DV_BATCHES)
     columns = batches[0].columns
-    schema_sql = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in batches[0].schema.fields)
+    schema_sql = columns_sql(batches[0])
     spark.sql(f"CREATE TABLE paimon.default.dv_base ({schema_sql}) TBLPROPERTIES ('primary-key' = 'id', "
               f"'bucket' = '{BUCKETS}')")
     preload(spark, sizes).writeTo("paimon.default.dv_base").append()

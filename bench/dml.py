@@ -13,7 +13,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from append_scan import checksum
-from harness import Check, Comparison, copy_table, timed, timed_with_cpu, warehouse_dir
+from harness import Check, Comparison, columns_sql, copy_table, timed, timed_with_cpu, warehouse_dir
 from upsert_ingest import BUCKETS, STRIDE, OpenedFiles, with_values
 
 NAME = "dml"
@@ -46,7 +46,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     source.createOrReplaceTempView("dml_changes")
     base = with_values(spark.range(0, rows, 1, numPartitions=APPEND_FILES), 0)
     columns = base.columns
-    schema_sql = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in base.schema.fields)
+    schema_sql = columns_sql(base)
 
     def create(table: str, props: dict[str, str], partitioned: bool = False) -> None:
         part = ", part int" if partitioned else ""

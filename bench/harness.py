@@ -157,6 +157,11 @@ def _cpu_seconds(stat: Path) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def columns_sql(df) -> str:
+    """The columns of DataFrame `df` as CREATE TABLE lists them: `name type, ...`."""
+    return ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in df.schema.fields)
+
+
 def copy_table(spark, source: str, target: str) -> None:
     """Copies table `source` of the `paimon` catalog's default database to `target`, replacing any
     table there. A Paimon table's files name each other relative to its directory, so the copy is the

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from harness import Check, Comparison, timed_with_cpu
+from harness import Check, Comparison, columns_sql, timed_with_cpu
 from upsert_ingest import BUCKETS, with_values
 
 from paimon_spark import PaimonTable
@@ -32,7 +32,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
                          1).cache()
     source.count()
     source.createOrReplaceTempView("api_source")
-    schema_sql = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in source.schema.fields)
+    schema_sql = columns_sql(source)
 
     def fresh(table: str) -> PaimonTable:
         spark.sql(f"DROP TABLE IF EXISTS paimon.default.{table}")

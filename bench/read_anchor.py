@@ -20,7 +20,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from harness import JIT_THREADS, Check, Comparison, copy_table, java_heap, timed_with_cpu, warehouse_dir
+from harness import JIT_THREADS, Check, Comparison, columns_sql, copy_table, java_heap, timed_with_cpu, warehouse_dir
 from java_writer import BUCKETS, java_classpath
 from upsert_ingest import MOR_RUNS, Sizes, cached_batches, preload, sorted_runs, with_values
 
@@ -51,7 +51,7 @@ SCANS = {  # name: (label, table, whether filtered to id < a tenth of the keys)
 def build_tables(spark: SparkSession, sizes: Sizes) -> dict:
     """The scanned tables, and facts about them for the report."""
     batches = cached_batches(spark, sizes, MOR_RUNS - 1)
-    schema_sql = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in batches[0].schema.fields)
+    schema_sql = columns_sql(batches[0])
     props = f"'primary-key' = 'id', 'bucket' = '{BUCKETS}'"
 
     # As upsert_ingest's "MOR scan 5 runs" table: the preload compacted, then one run per bucket and batch.

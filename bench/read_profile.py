@@ -26,7 +26,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 import cpu_profile  # noqa: E402
-from harness import copy_table, timed_with_cpu  # noqa: E402
+from harness import columns_sql, copy_table, timed_with_cpu  # noqa: E402
 from java_writer import java_classpath  # noqa: E402
 from read_anchor import live_files  # noqa: E402
 from upsert_ingest import BUCKETS, MOR_RUNS, Sizes, batch, preload  # noqa: E402
@@ -63,7 +63,7 @@ def main(argv: list[str]) -> int:
     sizes = Sizes(args.rows)
     try:
         first = batch(spark, sizes, 0)
-        schema = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in first.schema.fields)
+        schema = columns_sql(first)
         spark.sql(f"CREATE TABLE paimon.default.mor ({schema}) TBLPROPERTIES ('primary-key' = 'id', "
                   f"'bucket' = '{BUCKETS}', 'write-only' = 'true')")
         preload(spark, sizes).writeTo("paimon.default.mor").append()

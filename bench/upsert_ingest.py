@@ -21,7 +21,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from append_scan import checksum, dir_bytes
-from harness import GC_THREADS, JIT_THREADS, Check, Comparison, copy_table, timed, timed_with_cpu, warehouse_dir
+from harness import (GC_THREADS, JIT_THREADS, Check, Comparison, columns_sql, copy_table, timed, timed_with_cpu,
+                     warehouse_dir)
 from java_writer import BATCHES, BUCKETS, against_java, compaction_work, java_classpath, java_ingest
 
 NAME = "upsert_ingest"
@@ -210,7 +211,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
     db = warehouse / "default.db"
     batches = cached_batches(spark, sizes, BATCHES)
     columns = batches[0].columns
-    schema_sql = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in batches[0].schema.fields)
+    schema_sql = columns_sql(batches[0])
     created: list[str] = []
 
     def create(table: str, **options: str) -> None:
@@ -302,7 +303,7 @@ def run(spark: SparkSession, rows: int, work: Path, repeats: int) -> tuple[list[
                 spark.sql(f"ALTER TABLE paimon.default.{target} SET TBLPROPERTIES ({PINNED_PROPERTIES})")
         elif system == "key-value encoding":
             # Our Parquet writer alone: an append table, write-only so that no compaction runs.
-            fields = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in key_value_rows(0).schema.fields)
+            fields = columns_sql(key_value_rows(0))
             spark.sql(f"CREATE TABLE paimon.default.{target} ({fields}) TBLPROPERTIES ('write-only' = 'true')")
             created.append(target)
         elif system != "parquet rewrite":

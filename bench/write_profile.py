@@ -31,7 +31,7 @@ sys.path.insert(0, str(BENCH))
 
 import cpu_profile  # noqa: E402
 import task_timeline  # noqa: E402
-from harness import timed_with_cpu, warehouse_dir  # noqa: E402
+from harness import columns_sql, timed_with_cpu, warehouse_dir  # noqa: E402
 from java_writer import java_classpath, java_ingest  # noqa: E402
 from upsert_ingest import BATCHES, BUCKETS, Sizes, cached_batches, preload  # noqa: E402
 
@@ -191,7 +191,7 @@ def main(argv: list[str]) -> int:
     try:
         sizes = Sizes(args.rows)
         batches = cached_batches(spark, sizes, BATCHES)
-        schema = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in batches[0].schema.fields)
+        schema = columns_sql(batches[0])
         options = {"default": "", "write-only": ", 'write-only' = 'true'",
                    "lookup": ", 'changelog-producer' = 'lookup'"}[args.mode]
         spark.sql(f"CREATE TABLE paimon.default.profiled ({schema}) TBLPROPERTIES ('primary-key' = 'id', "
