@@ -75,6 +75,7 @@ final class KeyDeltaWrite(table: SparkTable, queryId: String)
 
   override def requiredDistribution() = write.requiredDistribution()
   override def requiredOrdering() = write.requiredOrdering()
+  override def advisoryPartitionSizeInBytes(): Long = write.advisoryPartitionSizeInBytes()
   override def toBatch: DeltaBatchWrite = this
   override def useCommitCoordinator(): Boolean = true
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DeltaWriterFactory = write.primaryKeyWriterFactory

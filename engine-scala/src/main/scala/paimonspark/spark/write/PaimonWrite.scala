@@ -3,7 +3,7 @@ package paimonspark.spark.write
 import java.util.UUID
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
+import org.apache.spark.sql.connector.distributions.{Distribution, Distributions, UnspecifiedDistribution}
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, SortDirection, SortOrder}
 import org.apache.spark.sql.connector.write._
 
@@ -54,6 +54,18 @@ final class PaimonWrite(table: SparkTable, replaces: Option[() => OverwriteScope
     // A key's rows go to one task whatever their partition: its assigner's, which looks it up.
     else if (bucketing.isInstanceOf[Bucketing.CrossPartition]) Distributions.clustered(Array(bucketOfRow))
     else Distributions.clustered((partitions :+ bucketOfRow).toArray)
+
+  /**
+   * A bucket of an unpartitioned table is the unit of a write's work: one writer sorts, flushes and
+   * compacts it. Left to its defaults, adaptive execution packs the shuffle's partitions into tasks
+   * of up to 64 MiB or a core's share of the input, so one task wrote several buckets one after
+   * another (a batch into 8 buckets ran as 3 tasks on 2 cores, the third alone). The smallest
+   * advisory size keeps every bucket that outgrows Spark's minimum partition size (1 MiB) a task of
+   * its own. Partitioned tables keep Spark's packing: their writes span many small (partition,
+   * bucket) pieces, and a task per megabyte of them cost more than it saved (docs/limits.md).
+   */
+  override def advisoryPartitionSizeInBytes(): Long =
+    if (partitions.isEmpty && !requiredDistribution().isInstanceOf[UnspecifiedDistribution]) 1L else 0L
 
   /** The bucket of a row as the writers compute it: the table's bucket function, or the dynamic assigner. */
   private def bucketOfRow: Expression = {
