@@ -42,7 +42,9 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
   private val settings = ParquetWriteProperties.of(writeConf, spec.compression, (uniqueColumns ++ verdictPlain).distinct)
   private val props = settings.properties
   private val codecs = new CodecFactory(writeConf, props.getPageSizeThreshold)
-  private val compressor: CompressionCodecFactory.BytesInputCompressor = codecs.getCompressor(settings.codec)
+  // Zstandard pages go through one native context for the file ([[ZstdPageCompressor]]), other codecs through Parquet's.
+  private val zstd = if (settings.codec == CompressionCodecName.ZSTD) Some(new ZstdPageCompressor(spec.zstdLevel)) else None
+  private val compressor: CompressionCodecFactory.BytesInputCompressor = zstd.getOrElse(codecs.getCompressor(settings.codec))
   private val fileWriter = new ParquetFileWriter(file, messageType, ParquetFileWriter.Mode.CREATE,
     settings.rowGroupSize, settings.maxPaddingSize, null, props)
   fileWriter.start()
@@ -103,12 +105,14 @@ final class ParquetDataFile(file: OutputFile, fields: Seq[DataField], conf: Conf
     } finally {
       release()
       flat.foreach(_.close())
+      zstd.foreach(_.release())
       codecs.release()
     }
     new ParquetFooterStats(fileWriter.getFooter, fields)
   }
 
-  override def abort(): Unit = try { fileWriter.abort(); release(); flat.foreach(_.close()); codecs.release() } catch { case _: Exception => () }
+  override def abort(): Unit =
+    try { fileWriter.abort(); release(); flat.foreach(_.close()); zstd.foreach(_.release()); codecs.release() } catch { case _: Exception => () }
 
   private def startRowGroup(): Unit = {
     pages = new ColumnChunkPageWriteStore(compressor, messageType, props.getAllocator, props.getColumnIndexTruncateLength,
