@@ -8,7 +8,7 @@ import org.apache.spark.scheduler.{SparkListener, SparkListenerJobStart, SparkLi
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
-import paimonspark.spark.LocalSession
+import paimonspark.spark.{ListenerMarker, LocalSession}
 
 /**
  * The buckets of a write to an unpartitioned table are tasks of their own
@@ -33,20 +33,14 @@ class BucketTasksSuite extends AnyFunSuite with BeforeAndAfterAll {
     @volatile var marked = false
     val listener = new SparkListener {
       override def onJobStart(start: SparkListenerJobStart): Unit =
-        if (Option(start.properties).exists(_.getProperty("spark.job.description") == "marker")) marked = true
+        if (ListenerMarker.isMarker(start)) marked = true
       override def onStageCompleted(done: SparkListenerStageCompleted): Unit =
         if (!marked) stages.add(done.stageInfo.stageId -> done.stageInfo.numTasks)
     }
     spark.sparkContext.addSparkListener(listener)
     try {
       run
-      // Every stage `run` completed is seen once the marker job is: one listener sees events in order.
-      spark.sparkContext.setJobDescription("marker")
-      spark.sparkContext.parallelize(1 to 1, 1).count()
-      spark.sparkContext.setJobDescription(null)
-      val deadline = System.nanoTime() + 30e9.toLong
-      while (!marked && System.nanoTime() < deadline) Thread.sleep(20)
-      assert(marked)
+      ListenerMarker.run(spark, marked)
     } finally spark.sparkContext.removeSparkListener(listener)
     stages.asScala.maxBy(_._1)._2
   }

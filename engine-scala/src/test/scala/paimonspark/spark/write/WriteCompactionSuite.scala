@@ -13,7 +13,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import paimonspark.format.metadata.CommitKind
 import paimonspark.fs.{FileIO, HadoopConf}
-import paimonspark.spark.{LocalSession, SparkTable}
+import paimonspark.spark.{ListenerMarker, LocalSession, SparkTable}
 import paimonspark.table.FileStoreTable
 
 /**
@@ -79,13 +79,7 @@ class WriteCompactionSuite extends AnyFunSuite with BeforeAndAfterAll {
     spark.sparkContext.addSparkListener(listener)
     try {
       val table = create("in_tasks", 2, buckets = 2)
-      // Every job started before the marker is seen once the marker is: one listener sees events in order.
-      spark.sparkContext.setJobDescription("marker")
-      spark.sparkContext.parallelize(1 to 1).count()
-      spark.sparkContext.setJobDescription(null)
-      val deadline = System.nanoTime() + 30e9.toLong
-      while (!descriptions.contains("marker") && System.nanoTime() < deadline) Thread.sleep(20)
-      assert(descriptions.contains("marker"))
+      ListenerMarker.run(spark, descriptions.contains(ListenerMarker.Description))
       assert(!descriptions.asScala.exists(_.startsWith("paimon compact")), descriptions)
       assert(kinds(table) == Seq(CommitKind.Append, CommitKind.Append, CommitKind.Compact))
       val store = table.newManifestStore()
